@@ -1,0 +1,73 @@
+// sbt build of the Silt engine jar: Spark is provided, the SQL parser is generated from grammar/.
+val sparkVersion = "4.2.0"
+val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
+
+ThisBuild / organization := "io.silt"
+ThisBuild / version := "0.1.0"
+ThisBuild / scalaVersion := "2.13.18"
+
+lazy val Antlr = config("antlr").hide
+
+lazy val generateParser = taskKey[Seq[File]]("Generates the Java SQL parser from grammar/SiltSqlBase.g4")
+lazy val generatePythonParser = taskKey[Seq[File]]("Generates the Python SQL parser into python/silt/sql/generated")
+
+def runAntlr(cp: Seq[File], grammar: File, lang: String, out: File, pkg: Option[String], log: Logger): Seq[File] = {
+  IO.delete(out)
+  IO.createDirectory(out)
+  val args = Seq("-Dlanguage=" + lang, "-visitor", "-no-listener", "-Xexact-output-dir", "-o", out.getAbsolutePath) ++
+    pkg.toSeq.flatMap(p => Seq("-package", p)) :+ grammar.getAbsolutePath
+  val code = scala.sys.process.Process(
+    Seq("java", "-cp", cp.map(_.getAbsolutePath).mkString(java.io.File.pathSeparator), "org.antlr.v4.Tool") ++ args
+  ).!(scala.sys.process.ProcessLogger(l => log.info(l), l => log.error(l)))
+  if (code != 0) sys.error(s"ANTLR failed on $grammar")
+  (out ** "*.*").get.filter(_.isFile)
+}
+
+lazy val root = (project in file("."))
+  .configs(Antlr)
+  .settings(
+    name := "silt-spark",
+    Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
+    Compile / javaSource := baseDirectory.value / "scala" / "src" / "main" / "java",
+    Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
+    Test / scalaSource := baseDirectory.value / "scala" / "src" / "test" / "scala",
+    Test / resourceDirectory := baseDirectory.value / "scala" / "src" / "test" / "resources",
+    ivyConfigurations += Antlr,
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "org.antlr" % "antlr4" % antlrVersion % Antlr,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+      "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
+    ),
+    generateParser := {
+      val cp = update.value.select(configurationFilter("antlr"))
+      val grammar = baseDirectory.value / "grammar" / "SiltSqlBase.g4"
+      val out = (Compile / sourceManaged).value / "antlr" / "io" / "silt" / "sql" / "parser"
+      val s = streams.value
+      val cached = FileFunction.cached(s.cacheDirectory / "antlr-java", FilesInfo.hash) { _ =>
+        runAntlr(cp, grammar, "Java", out, Some("io.silt.sql.parser"), s.log).toSet
+      }
+      cached(Set(grammar)).toSeq.filter(_.getName.endsWith(".java"))
+    },
+    Compile / sourceGenerators += generateParser.taskValue,
+    generatePythonParser := {
+      val cp = update.value.select(configurationFilter("antlr"))
+      val grammar = baseDirectory.value / "grammar" / "SiltSqlBase.g4"
+      val out = baseDirectory.value / "python" / "silt" / "sql" / "generated"
+      val files = runAntlr(cp, grammar, "Python3", out, None, streams.value.log)
+      IO.write(out / "__init__.py", "# Generated from grammar/SiltSqlBase.g4 by `sbt generatePythonParser`.\n")
+      files
+    },
+    Compile / scalacOptions ++= Seq("-deprecation", "-feature", "-Xlint:-unused,_"),
+    javacOptions ++= Seq("--release", "17"),
+    Test / fork := true,
+    Test / javaOptions ++= Seq("-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED"),
+    Test / parallelExecution := false,
+    assemblyLikeJarName
+  )
+
+lazy val assemblyLikeJarName = Compile / packageBin / artifactPath :=
+  target.value / s"silt-spark_2.13-${version.value}.jar"

@@ -1,0 +1,82 @@
+/*
+ * The one grammar of Silt's SQL statements. The build generates the JVM parser (Java target,
+ * compiled into the jar) and the Python parser (python/silt/sql/generated) from this file, so it
+ * carries no target-specific actions. Statements it does not know fall through `passThrough`
+ * to Spark's own parser.
+ */
+grammar SiltSqlBase;
+
+options { caseInsensitive = true; }
+
+singleStatement
+    : statement ';'* EOF
+    ;
+
+statement
+    : (DESCRIBE | DESC) HISTORY table=tableRef (LIMIT limit=INTEGER_VALUE)?   #describeHistory
+    | (DESCRIBE | DESC) DETAIL table=tableRef                                 #describeDetail
+    | .*?                                                                     #passThrough
+    ;
+
+// A table is a quoted path, a (multi-part) name, or silt.`/path`.
+tableRef
+    : path=STRING
+    | qualifiedName
+    ;
+
+qualifiedName
+    : identifier ('.' identifier)*
+    ;
+
+identifier
+    : IDENTIFIER
+    | BACKQUOTED_IDENTIFIER
+    | nonReserved
+    ;
+
+nonReserved
+    : HISTORY | DETAIL | LIMIT
+    ;
+
+DESCRIBE: 'DESCRIBE';
+DESC: 'DESC';
+HISTORY: 'HISTORY';
+DETAIL: 'DETAIL';
+LIMIT: 'LIMIT';
+
+STRING
+    : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''
+    | '"' ( ~('"' | '\\') | ('\\' .) )* '"'
+    ;
+
+INTEGER_VALUE
+    : DIGIT+
+    ;
+
+IDENTIFIER
+    : (LETTER | DIGIT | '_')+
+    ;
+
+BACKQUOTED_IDENTIFIER
+    : '`' ( ~'`' | '``' )* '`'
+    ;
+
+fragment DIGIT: [0-9];
+fragment LETTER: [A-Z];
+
+SIMPLE_COMMENT
+    : '--' ~[\r\n]* '\r'? '\n'? -> channel(HIDDEN)
+    ;
+
+BRACKETED_COMMENT
+    : '/*' .*? '*/' -> channel(HIDDEN)
+    ;
+
+WS
+    : [ \r\n\t]+ -> channel(HIDDEN)
+    ;
+
+// Anything else: lets passThrough swallow statements that are not ours.
+UNRECOGNIZED
+    : .
+    ;
