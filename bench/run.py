@@ -1,0 +1,258 @@
+"""Silt benchmarks: ratios measured side by side in one run, on one SparkSession.
+
+  write      the same DataFrame written with plain `df.write.parquet` (the floor: the same
+             physical Parquet work, no log, no statistics) and with `df.write.format("silt")`
+             (log + per-file statistics), alternating, REPS times each after a warm-up; reports
+             the median of the per-pair ratios silt/parquet (target <= 1.15).
+  skipping   a table sorted by `key` and written as ~100 files; a selective query on `key`
+             timed with data skipping on and off (`spark.silt.stats.skipping.enabled`),
+             alternating; reports the files each scan reads and the time ratio off/on.
+
+Results: bench/results/<benchmark>.json and a table on stdout. Scratch tables go to
+bench/results/tmp/ (ignored by git) and are removed afterwards.
+
+    .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping]
+
+The whole run stays under ~5 minutes on 2 cores with the defaults.
+"""
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+SCRATCH_DIR = RESULTS_DIR / "tmp"
+
+WRITE_TARGET_RATIO = 1.15
+SKIPPING_CONF = "spark.silt.stats.skipping.enabled"
+
+
+def build_spark():
+    sys.path.insert(0, str(REPO_ROOT / "python"))
+    import silt
+    from pyspark.sql import SparkSession
+    builder = (SparkSession.builder.master("local[2]").appName("silt-bench")
+               .config("spark.driver.memory", "4g")
+               .config("spark.sql.shuffle.partitions", "8")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.warehouse.dir", str(SCRATCH_DIR / "warehouse")))
+    spark = silt.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def files_scanned(spark, df):
+    return int(spark._jvm.io.silt.read.ScanMetrics.filesScanned(df._jdf))
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def rm(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ (a) write throughput
+
+def write_frame(spark, rows, partitions=8):
+    """A handful of mixed-type columns, deterministic, generated from spark.range."""
+    return spark.range(0, rows, 1, partitions).selectExpr(
+        "id",
+        "CAST(id % 1000 AS INT) AS k_int",
+        "CAST(id * 0.37 AS DOUBLE) AS amount",
+        "CAST((id % 100000) / 100.0 AS DECIMAL(10,2)) AS price",
+        "concat('user_', CAST(id % 50000 AS STRING)) AS user",
+        "date_add(DATE'2020-01-01', CAST(id % 1500 AS INT)) AS day",
+        "TIMESTAMP_SECONDS(1600000000 + id) AS ts",
+        "id % 7 = 0 AS flag",
+    )
+
+
+def bench_write(spark, rows, reps):
+    base = SCRATCH_DIR / "write"
+    rm(base)
+    writers = {
+        "parquet": lambda df, p: df.write.mode("error").parquet(str(p)),
+        "silt": lambda df, p: df.write.format("silt").mode("error").save(str(p)),
+    }
+    # Warm-up (JIT, class loading, the first Silt commit), not counted.
+    for kind, w in writers.items():
+        p = base / f"warmup-{kind}"
+        w(write_frame(spark, max(rows // 10, 1000)), p)
+        rm(p)
+    times = {k: [] for k in writers}
+    for i in range(reps):
+        order = list(writers) if i % 2 == 0 else list(reversed(writers))  # alternate who goes first
+        for kind in order:
+            p = base / f"{kind}-{i}"
+            secs, _ = timed(lambda: writers[kind](write_frame(spark, rows), p))
+            times[kind].append(secs)
+            print(f"  write {kind:8s} rep {i}: {secs:6.2f} s", flush=True)
+            rm(p)
+    ratios = [s / q for s, q in zip(times["silt"], times["parquet"])]
+    ratio = statistics.median(ratios)
+    return {
+        "benchmark": "write",
+        "rows": rows,
+        "reps": reps,
+        "seconds": times,
+        "median_seconds": {k: statistics.median(v) for k, v in times.items()},
+        "ratios_silt_over_parquet": ratios,
+        "median_ratio_silt_over_parquet": ratio,
+        "target": WRITE_TARGET_RATIO,
+        "meets_target": ratio <= WRITE_TARGET_RATIO,
+    }
+
+
+# ------------------------------------------------------------------ (b) data skipping
+
+def bench_skipping(spark, rows, reps, files=100):
+    path = SCRATCH_DIR / "skipping"
+    rm(path)
+    # key is a permutation of 0..rows-1 (7919 is prime and divides no power of 10), so the
+    # range repartition really reorders the data; each file then holds one contiguous key range.
+    assert rows % 7919 != 0
+    secs_write, _ = timed(lambda: (
+        spark.range(0, rows, 1, 8)
+        .selectExpr(f"(id * 7919) % {rows} AS key", "id AS v", "concat('k', CAST(id AS STRING)) AS s")
+        .repartitionByRange(files, "key").sortWithinPartitions("key")
+        .write.format("silt").mode("error").save(str(path))))
+    print(f"  skipping: wrote the sorted table in {secs_write:.1f} s", flush=True)
+    lo = rows // 3
+    hi = lo + rows // 1000  # 0.1% of the keys: one file, two at worst
+    query = lambda: (spark.read.format("silt").load(str(path))
+                     .where(f"key BETWEEN {lo} AND {hi}").selectExpr("count(*) AS n", "sum(v) AS s"))
+
+    def run(enabled):
+        spark.conf.set(SKIPPING_CONF, "true" if enabled else "false")
+        secs, res = timed(lambda: query().collect())
+        return secs, (res[0]["n"], res[0]["s"])
+
+    results = {}
+    try:
+        for enabled in (True, False):
+            spark.conf.set(SKIPPING_CONF, "true" if enabled else "false")
+            results[enabled] = {"files_scanned": files_scanned(spark, query()), "seconds": []}
+            run(enabled)  # warm-up
+        answers = set()
+        for i in range(reps):
+            for enabled in ((True, False) if i % 2 == 0 else (False, True)):
+                secs, ans = run(enabled)
+                answers.add(ans)
+                results[enabled]["seconds"].append(secs)
+                print(f"  query skipping={'on ' if enabled else 'off'} rep {i}: {secs:6.3f} s", flush=True)
+    finally:
+        spark.conf.unset(SKIPPING_CONF)
+    total_files = results[False]["files_scanned"]
+    on = statistics.median(results[True]["seconds"])
+    off = statistics.median(results[False]["seconds"])
+    out = {
+        "benchmark": "skipping",
+        "rows": rows,
+        "files_written_target": files,
+        "query": f"key BETWEEN {lo} AND {hi}: count(*), sum(v)",
+        "answers_agree": len(answers) == 1,
+        "answer": list(answers)[0] if len(answers) == 1 else sorted(answers),
+        "files_scanned": {"skipping_on": results[True]["files_scanned"], "skipping_off": total_files},
+        "seconds": {"skipping_on": results[True]["seconds"], "skipping_off": results[False]["seconds"]},
+        "median_seconds": {"skipping_on": on, "skipping_off": off},
+        "time_ratio_off_over_on": off / on,
+        "files_ratio_off_over_on": total_files / max(results[True]["files_scanned"], 1),
+    }
+    rm(path)
+    return out
+
+
+# ------------------------------------------------------------------ reporting
+
+def environment(spark):
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "git_commit": commit, "spark": spark.version, "master": spark.sparkContext.master,
+            "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
+
+
+def save(result, env):
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    result = dict(result, environment=env)
+    path = RESULTS_DIR / f"{result['benchmark']}.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def print_table(results):
+    rows = [("benchmark", "measure", "value")]
+    for r in results:
+        if r["benchmark"] == "write":
+            m = r["median_seconds"]
+            rows += [("write", f"parquet, median of {r['reps']} ({r['rows']:,} rows)", f"{m['parquet']:.2f} s"),
+                     ("write", "silt (with stats), median", f"{m['silt']:.2f} s"),
+                     ("write", f"ratio silt/parquet, median (target <= {r['target']})",
+                      f"{r['median_ratio_silt_over_parquet']:.3f} {'ok' if r['meets_target'] else 'ABOVE TARGET'}")]
+        elif r["benchmark"] == "skipping":
+            f, m = r["files_scanned"], r["median_seconds"]
+            rows += [("skipping", "files scanned, skipping on / off", f"{f['skipping_on']} / {f['skipping_off']}"),
+                     ("skipping", "query time, skipping on", f"{m['skipping_on']:.3f} s"),
+                     ("skipping", "query time, skipping off", f"{m['skipping_off']:.3f} s"),
+                     ("skipping", "time ratio off/on", f"{r['time_ratio_off_over_on']:.2f}x"),
+                     ("skipping", "same answer both ways", str(r["answers_agree"]))]
+    w = [max(len(str(row[i])) for row in rows) for i in range(3)]
+    for j, row in enumerate(rows):
+        print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
+        if j == 0:
+            print("  ".join("-" * x for x in w))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=6_000_000, help="rows written by the write benchmark")
+    ap.add_argument("--skip-rows", type=int, default=6_000_000, help="rows of the skipping table")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of each write")
+    ap.add_argument("--query-reps", type=int, default=5, help="repetitions of each query")
+    ap.add_argument("--files", type=int, default=100, help="files of the skipping table")
+    ap.add_argument("--only", choices=["write", "skipping"])
+    args = ap.parse_args(argv)
+
+    SCRATCH_DIR.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    spark = build_spark()
+    results = []
+    try:
+        env = environment(spark)
+        if args.only in (None, "write"):
+            print("write throughput:", flush=True)
+            results.append(bench_write(spark, args.rows, args.reps))
+            print(f"  -> {save(results[-1], env)}")
+        if args.only in (None, "skipping"):
+            print("data skipping:", flush=True)
+            results.append(bench_skipping(spark, args.skip_rows, args.query_reps, args.files))
+            print(f"  -> {save(results[-1], env)}")
+    finally:
+        spark.stop()
+        rm(SCRATCH_DIR)
+    print()
+    print_table(results)
+    print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

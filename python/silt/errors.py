@@ -1,0 +1,83 @@
+"""Python exceptions with the names of the engine's typed errors.
+
+The engine starts each error message with ``[ClassName]``; :func:`translate` turns a PySpark
+exception carrying such a message into the matching exception below (this works over Spark
+Connect too, where only the message travels).
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional, TypeVar
+
+T = TypeVar("T")
+
+
+class SiltException(Exception):
+    """Base of all Silt errors; ``str()`` is the engine's message."""
+
+
+class NotADeltaTableException(SiltException):
+    """The path or name is not a Delta table."""
+
+
+class CorruptLogException(SiltException):
+    """A file of the Delta log cannot be parsed; the message names it."""
+
+
+class MissingCommitException(SiltException):
+    """The commit versions of the log are not contiguous."""
+
+
+class UnsupportedTableFeatureException(SiltException):
+    """The table needs a protocol version or feature Silt does not support."""
+
+
+class VersionNotFoundException(SiltException):
+    """Time travel to a version or timestamp the table does not have."""
+
+
+class SchemaMismatchException(SiltException):
+    """Written data does not fit the table's schema."""
+
+
+class ConcurrentModificationException(SiltException):
+    """A concurrent commit conflicted; nothing was committed."""
+
+
+class InvalidTableOperationException(SiltException):
+    """The operation is not valid for this table or these arguments."""
+
+
+_BY_NAME = {
+    cls.__name__: cls
+    for cls in (
+        NotADeltaTableException,
+        CorruptLogException,
+        MissingCommitException,
+        UnsupportedTableFeatureException,
+        VersionNotFoundException,
+        SchemaMismatchException,
+        ConcurrentModificationException,
+        InvalidTableOperationException,
+    )
+}
+_TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")
+
+
+def translate(error: BaseException) -> Optional[SiltException]:
+    """The Silt exception an engine error stands for, or None if it is not a Silt error."""
+    match = _TAG.search(str(error))
+    if match and match.group(1) in _BY_NAME:
+        return _BY_NAME[match.group(1)](match.group(2))
+    return None
+
+
+def reraise(fn: Callable[[], T]) -> T:
+    """Runs ``fn``; a Silt engine error is re-raised as its Python exception."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - translated or re-raised as is
+        silt_error = translate(e)
+        if silt_error is None:
+            raise
+        raise silt_error from e

@@ -1,0 +1,59 @@
+package io.silt.catalog
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import io.silt.log.{Snapshot, TableLog}
+import io.silt.read.{SiltRelation, TimeTravel}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.TableCapability._
+import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.types.StructType
+
+/**
+ * A Silt table as Spark's catalog API sees it. Reads are turned into a file scan by
+ * [[ResolveSiltRelations]]; writes go through Spark's V1 write fallback into [[io.silt.write.TableWriter]].
+ */
+final case class SiltTableV2(
+    spark: SparkSession,
+    path: Path,
+    catalogTable: Option[CatalogTable] = None,
+    timeTravel: TimeTravel = TimeTravel.Latest,
+    tableName: Option[String] = None) extends Table with SupportsWrite {
+
+  lazy val log: TableLog = TableLog.forPath(spark, path.toString)
+  lazy val snapshot: Snapshot = timeTravel.snapshot(log)
+
+  override def name(): String = tableName.orElse(catalogTable.map(_.identifier.unquotedString))
+    .getOrElse(s"silt.`$path`")
+
+  override def schema(): StructType = snapshot.metadata.schema
+
+  override def partitioning(): Array[Transform] =
+    snapshot.metadata.partitionColumns.map(c => Expressions.identity(c): Transform).toArray
+
+  override def properties(): util.Map[String, String] = {
+    val m = snapshot.metadata
+    (m.configuration ++ Map("provider" -> "silt", "location" -> path.toString) ++
+      m.description.map("comment" -> _)).asJava
+  }
+
+  override def capabilities(): util.Set[TableCapability] =
+    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, TRUNCATE).asJava
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    if (timeTravel != TimeTravel.Latest) {
+      throw new io.silt.errors.InvalidTableOperationException(s"cannot write to ${name()} at an earlier version")
+    }
+    new SiltWriteBuilder(spark, path, info.options.asCaseSensitiveMap.asScala.toMap)
+  }
+
+  /** The file-scan relation of this table at its snapshot. */
+  def toRelation: HadoopFsRelation = SiltRelation.forSnapshot(spark, snapshot)
+}

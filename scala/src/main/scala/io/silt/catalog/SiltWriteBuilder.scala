@@ -1,0 +1,56 @@
+package io.silt.catalog
+
+import io.silt.write.{TableWriter, WriteOptions}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.connector.write.{SupportsOverwrite, SupportsTruncate, V1Write, WriteBuilder}
+import org.apache.spark.sql.sources._
+
+/** INSERT INTO / INSERT OVERWRITE on a catalog or path table, through Spark's V1 write fallback. */
+final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[String, String])
+    extends WriteBuilder with SupportsOverwrite with SupportsTruncate {
+  private var overwrite = false
+  private var replaceWhere: Option[String] = None
+
+  override def truncate(): WriteBuilder = { overwrite = true; replaceWhere = None; this }
+
+  override def overwrite(filters: Array[Filter]): WriteBuilder = {
+    overwrite = true
+    val predicates = filters.filterNot(_.isInstanceOf[AlwaysTrue]).map(SiltWriteBuilder.toSql)
+    replaceWhere = if (predicates.isEmpty) None else Some(predicates.mkString(" AND "))
+    this
+  }
+
+  override def build(): V1Write = new V1Write {
+    override def toInsertableRelation: InsertableRelation = new InsertableRelation {
+      override def insert(data: DataFrame, ignored: Boolean): Unit = {
+        val mode = if (overwrite) SaveMode.Overwrite else SaveMode.Append
+        val opts = WriteOptions.fromOptions(mode, options, None).copy(replaceWhere = replaceWhere)
+        TableWriter.write(spark, path, data, opts)
+      }
+    }
+  }
+}
+
+object SiltWriteBuilder {
+  /** A data source filter as SQL, for static-partition INSERT OVERWRITE. */
+  def toSql(f: Filter): String = f match {
+    case EqualTo(a, v) => s"${quote(a)} = ${lit(v)}"
+    case EqualNullSafe(a, v) => s"${quote(a)} <=> ${lit(v)}"
+    case In(a, vs) => s"${quote(a)} IN (${vs.map(lit).mkString(", ")})"
+    case IsNull(a) => s"${quote(a)} IS NULL"
+    case IsNotNull(a) => s"${quote(a)} IS NOT NULL"
+    case GreaterThan(a, v) => s"${quote(a)} > ${lit(v)}"
+    case GreaterThanOrEqual(a, v) => s"${quote(a)} >= ${lit(v)}"
+    case LessThan(a, v) => s"${quote(a)} < ${lit(v)}"
+    case LessThanOrEqual(a, v) => s"${quote(a)} <= ${lit(v)}"
+    case And(l, r) => s"(${toSql(l)}) AND (${toSql(r)})"
+    case Or(l, r) => s"(${toSql(l)}) OR (${toSql(r)})"
+    case Not(c) => s"NOT (${toSql(c)})"
+    case other => throw new io.silt.errors.InvalidTableOperationException(s"cannot overwrite by filter $other")
+  }
+
+  private def quote(attr: String): String = attr.split('.').map(p => "`" + p.replace("`", "``") + "`").mkString(".")
+  private def lit(v: Any): String = Literal(v).sql
+}

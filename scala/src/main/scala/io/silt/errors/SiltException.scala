@@ -1,0 +1,42 @@
+package io.silt.errors
+
+/**
+ * The root of Silt's typed errors. The message starts with `[ClassName]` so that Python (also over
+ * Spark Connect, where only the message travels) maps it to the exception of the same name.
+ */
+abstract class SiltException(detail: String, cause: Throwable = null)
+    extends RuntimeException(null, cause) {
+  override def getMessage: String = s"[${getClass.getSimpleName}] $detail"
+  def detailMessage: String = detail
+}
+
+/** The path holds no `_delta_log` with commits. */
+class NotADeltaTableException(val path: String, reason: String = "")
+    extends SiltException(s"$path is not a Delta table: no commits found under $path/_delta_log" +
+      (if (reason.isEmpty) "" else s" ($reason)"))
+
+/** A log file (commit, checkpoint, `_last_checkpoint`) cannot be parsed. */
+class CorruptLogException(val file: String, detail: String, cause: Throwable = null)
+    extends SiltException(s"corrupt Delta log file $file: $detail", cause)
+
+/** The commit versions of a log are not contiguous. */
+class MissingCommitException(val tablePath: String, val missing: Long, detail: String)
+    extends SiltException(s"missing commit version $missing in $tablePath/_delta_log: $detail " +
+      "(versions must be contiguous)")
+
+/** The table needs a protocol version or table feature that Silt does not support. */
+class UnsupportedTableFeatureException(val tablePath: String, val features: Seq[String], detail: String)
+    extends SiltException(s"table $tablePath requires unsupported ${features.mkString(", ")}: $detail")
+
+/** Time travel to a version or timestamp the table does not have. */
+class VersionNotFoundException(detail: String) extends SiltException(detail)
+
+/** The data written does not match the table's schema. */
+class SchemaMismatchException(detail: String) extends SiltException(detail)
+
+/** A concurrent commit changed what this transaction read; nothing was committed. */
+class ConcurrentModificationException(detail: String) extends SiltException(detail)
+
+/** An operation that is not valid on this table or with these arguments. */
+class InvalidTableOperationException(detail: String, cause: Throwable = null)
+    extends SiltException(detail, cause)

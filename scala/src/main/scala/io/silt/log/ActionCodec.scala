@@ -1,0 +1,175 @@
+package io.silt.log
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.core.JsonParser
+import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectMapper}
+import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
+import io.silt.dv.DeletionVectorDescriptor
+
+/** Reads and writes actions as the single-key JSON objects of Delta commit files. */
+object ActionCodec {
+  val mapper: ObjectMapper = new ObjectMapper()
+    .configure(JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS, true)
+    .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true)
+  private val nodes = JsonNodeFactory.instance
+
+  /** Parses one line; throws IllegalArgumentException with the reason when it is not an action. */
+  def fromJson(line: String): Action = {
+    val root = mapper.readTree(line)
+    if (root == null || !root.isObject || root.size() == 0) {
+      throw new IllegalArgumentException(s"not a JSON object with an action: ${abbreviate(line)}")
+    }
+    val (key, body) = {
+      val e = root.fields().next()
+      (e.getKey, e.getValue)
+    }
+    key match {
+      case "protocol" => protocol(body)
+      case "metaData" => metadata(body)
+      case "add" => add(body)
+      case "remove" => remove(body)
+      case "commitInfo" => CommitInfo(body)
+      case "txn" => SetTransaction(req(body, "appId").asText, req(body, "version").asLong,
+        long(body, "lastUpdated"))
+      case "domainMetadata" => DomainMetadata(req(body, "domain").asText,
+        str(body, "configuration").getOrElse(""), bool(body, "removed").getOrElse(false))
+      case other => UnknownAction(other, body)
+    }
+  }
+
+  def toJson(action: Action): String = mapper.writeValueAsString(toNode(action))
+
+  def toNode(action: Action): ObjectNode = {
+    val root = nodes.objectNode()
+    action match {
+      case p: Protocol =>
+        val o = root.putObject("protocol")
+        o.put("minReaderVersion", p.minReaderVersion)
+        o.put("minWriterVersion", p.minWriterVersion)
+        p.readerFeatures.foreach(fs => putArray(o, "readerFeatures", fs.toSeq.sorted))
+        p.writerFeatures.foreach(fs => putArray(o, "writerFeatures", fs.toSeq.sorted))
+      case m: Metadata =>
+        val o = root.putObject("metaData")
+        o.put("id", m.id)
+        m.name.foreach(o.put("name", _))
+        m.description.foreach(o.put("description", _))
+        val f = o.putObject("format")
+        f.put("provider", m.format.provider)
+        putMap(f, "options", m.format.options)
+        o.put("schemaString", m.schemaString)
+        putArray(o, "partitionColumns", m.partitionColumns)
+        putMap(o, "configuration", m.configuration)
+        m.createdTime.foreach(o.put("createdTime", _))
+      case a: AddFile =>
+        val o = root.putObject("add")
+        o.put("path", a.path)
+        putMap(o, "partitionValues", a.partitionValues)
+        o.put("size", a.size)
+        o.put("modificationTime", a.modificationTime)
+        o.put("dataChange", a.dataChange)
+        a.stats.foreach(o.put("stats", _))
+        if (a.tags.nonEmpty) putMap(o, "tags", a.tags)
+        a.deletionVector.foreach(dv => o.set[JsonNode]("deletionVector", dvNode(dv)))
+        a.baseRowId.foreach(o.put("baseRowId", _))
+        a.defaultRowCommitVersion.foreach(o.put("defaultRowCommitVersion", _))
+        a.clusteringProvider.foreach(o.put("clusteringProvider", _))
+      case r: RemoveFile =>
+        val o = root.putObject("remove")
+        o.put("path", r.path)
+        r.deletionTimestamp.foreach(o.put("deletionTimestamp", _))
+        o.put("dataChange", r.dataChange)
+        r.extendedFileMetadata.foreach(o.put("extendedFileMetadata", _))
+        if (r.extendedFileMetadata.contains(true)) putMap(o, "partitionValues", r.partitionValues)
+        r.size.foreach(o.put("size", _))
+        r.stats.foreach(o.put("stats", _))
+        if (r.tags.nonEmpty) putMap(o, "tags", r.tags)
+        r.deletionVector.foreach(dv => o.set[JsonNode]("deletionVector", dvNode(dv)))
+      case t: SetTransaction =>
+        val o = root.putObject("txn")
+        o.put("appId", t.appId)
+        o.put("version", t.version)
+        t.lastUpdated.foreach(o.put("lastUpdated", _))
+      case d: DomainMetadata =>
+        val o = root.putObject("domainMetadata")
+        o.put("domain", d.domain)
+        o.put("configuration", d.configuration)
+        o.put("removed", d.removed)
+      case c: CommitInfo => root.set[JsonNode]("commitInfo", c.json)
+      case u: UnknownAction => root.set[JsonNode](u.key, u.json)
+    }
+    root
+  }
+
+  private def protocol(b: JsonNode): Protocol = Protocol(
+    req(b, "minReaderVersion").asInt, req(b, "minWriterVersion").asInt,
+    strings(b, "readerFeatures").map(_.toSet), strings(b, "writerFeatures").map(_.toSet))
+
+  private def metadata(b: JsonNode): Metadata = {
+    val fmt = Option(b.get("format")).filterNot(_.isNull)
+      .map(f => Format(str(f, "provider").getOrElse("parquet"), stringMap(f, "options")))
+      .getOrElse(Format())
+    Metadata(req(b, "id").asText, str(b, "name"), str(b, "description"), fmt,
+      req(b, "schemaString").asText, strings(b, "partitionColumns").getOrElse(Nil),
+      stringMap(b, "configuration"), long(b, "createdTime"))
+  }
+
+  private def add(b: JsonNode): AddFile = AddFile(
+    req(b, "path").asText, stringMap(b, "partitionValues"), long(b, "size").getOrElse(0L),
+    long(b, "modificationTime").getOrElse(0L), bool(b, "dataChange").getOrElse(true),
+    str(b, "stats"), stringMap(b, "tags"), dv(b), long(b, "baseRowId"),
+    long(b, "defaultRowCommitVersion"), str(b, "clusteringProvider"))
+
+  private def remove(b: JsonNode): RemoveFile = RemoveFile(
+    req(b, "path").asText, long(b, "deletionTimestamp"), bool(b, "dataChange").getOrElse(true),
+    bool(b, "extendedFileMetadata"), stringMap(b, "partitionValues"), long(b, "size"),
+    str(b, "stats"), stringMap(b, "tags"), dv(b))
+
+  private def dv(b: JsonNode): Option[DeletionVectorDescriptor] =
+    Option(b.get("deletionVector")).filterNot(_.isNull).map { d =>
+      DeletionVectorDescriptor(req(d, "storageType").asText, req(d, "pathOrInlineDv").asText,
+        long(d, "offset").map(_.toInt), req(d, "sizeInBytes").asInt, req(d, "cardinality").asLong,
+        long(d, "maxRowIndex"))
+    }
+
+  private def dvNode(dv: DeletionVectorDescriptor): ObjectNode = {
+    val o = nodes.objectNode()
+    o.put("storageType", dv.storageType)
+    o.put("pathOrInlineDv", dv.pathOrInlineDv)
+    dv.offset.foreach(o.put("offset", _))
+    o.put("sizeInBytes", dv.sizeInBytes)
+    o.put("cardinality", dv.cardinality)
+    dv.maxRowIndex.foreach(o.put("maxRowIndex", _))
+    o
+  }
+
+  private def req(b: JsonNode, name: String): JsonNode = {
+    val v = b.get(name)
+    if (v == null || v.isNull) throw new IllegalArgumentException(s"required field '$name' is missing")
+    v
+  }
+  private def opt(b: JsonNode, name: String): Option[JsonNode] = Option(b.get(name)).filterNot(_.isNull)
+  private def str(b: JsonNode, name: String): Option[String] = opt(b, name).map(_.asText)
+  private def long(b: JsonNode, name: String): Option[Long] = opt(b, name).map(_.asLong)
+  private def bool(b: JsonNode, name: String): Option[Boolean] = opt(b, name).map(_.asBoolean)
+  private def strings(b: JsonNode, name: String): Option[Seq[String]] =
+    opt(b, name).map(_.elements().asScala.map(_.asText).toSeq)
+
+  /** A JSON object of strings; JSON null values stay null (a null partition value). */
+  private def stringMap(b: JsonNode, name: String): Map[String, String] =
+    opt(b, name).map(_.properties().asScala.map { e =>
+      e.getKey -> (if (e.getValue.isNull) null else e.getValue.asText)
+    }.toMap).getOrElse(Map.empty)
+
+  private def putArray(o: ObjectNode, name: String, values: Seq[String]): Unit = {
+    val a = o.putArray(name)
+    values.foreach(a.add)
+  }
+
+  private def putMap(o: ObjectNode, name: String, m: Map[String, String]): Unit = {
+    val n = o.putObject(name)
+    m.toSeq.sortBy(_._1).foreach { case (k, v) => if (v == null) n.putNull(k) else n.put(k, v) }
+  }
+
+  private def abbreviate(s: String): String = if (s.length > 120) s.take(120) + "…" else s
+}

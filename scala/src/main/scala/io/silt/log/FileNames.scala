@@ -1,0 +1,28 @@
+package io.silt.log
+
+import org.apache.hadoop.fs.Path
+
+/** The names of files in `_delta_log/` and what kind of file each is. */
+object FileNames {
+  private val Commit = """^(\d{20})\.json$""".r
+  private val ClassicCheckpoint = """^(\d{20})\.checkpoint\.parquet$""".r
+  private val MultiPartCheckpoint = """^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$""".r
+  private val V2Checkpoint = """^(\d{20})\.checkpoint\.([^.]+)\.(json|parquet)$""".r
+
+  /** A classified `_delta_log` entry. */
+  sealed trait LogFile { def version: Long }
+  final case class CommitFile(version: Long) extends LogFile
+  final case class CheckpointFile(version: Long, part: Option[(Int, Int)], v2Uuid: Option[String])
+      extends LogFile
+
+  def commitName(version: Long): String = f"$version%020d.json"
+  def commitPath(logPath: Path, version: Long): Path = new Path(logPath, commitName(version))
+
+  def classify(name: String): Option[LogFile] = name match {
+    case Commit(v) => Some(CommitFile(v.toLong))
+    case ClassicCheckpoint(v) => Some(CheckpointFile(v.toLong, None, None))
+    case MultiPartCheckpoint(v, p, n) => Some(CheckpointFile(v.toLong, Some((p.toInt, n.toInt)), None))
+    case V2Checkpoint(v, uuid, _) => Some(CheckpointFile(v.toLong, None, Some(uuid)))
+    case _ => None
+  }
+}

@@ -1,0 +1,60 @@
+package io.silt.log
+
+import scala.collection.mutable
+
+import org.apache.hadoop.fs.Path
+
+/**
+ * Folds commits, oldest first, into the set of live files. Files are keyed by (path, DV unique
+ * id), so a remove of (f, dv1) with an add of (f, dv2) in one commit swaps the deletion vector.
+ */
+final class LogReplay(tablePath: Path) {
+  private val live = mutable.LinkedHashMap.empty[(String, String), AddFile]
+  private val tombstones = mutable.LinkedHashMap.empty[(String, String), RemoveFile]
+  private val txns = mutable.HashMap.empty[String, SetTransaction]
+  private val domains = mutable.HashMap.empty[String, DomainMetadata]
+  private var protocol: Option[Protocol] = None
+  private var metadata: Option[Metadata] = None
+
+  private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): (String, String) =
+    (TablePaths.canonical(tablePath, path), dv.map(_.uniqueId).getOrElse(""))
+
+  /** Starts from an existing snapshot, so that newer commits can be applied incrementally. */
+  def seed(s: Snapshot): this.type = {
+    protocol = Some(s.protocol)
+    metadata = Some(s.metadata)
+    s.files.foreach(a => live(key(a.path, a.deletionVector)) = a)
+    s.tombstones.foreach(r => tombstones(key(r.path, r.deletionVector)) = r)
+    txns ++= s.transactions
+    domains ++= s.domains
+    this
+  }
+
+  def append(actions: Iterable[Action]): this.type = {
+    actions.foreach {
+      case a: AddFile =>
+        val k = key(a.path, a.deletionVector)
+        live(k) = a
+        tombstones.remove(k)
+      case r: RemoveFile =>
+        val k = key(r.path, r.deletionVector)
+        live.remove(k)
+        tombstones(k) = r
+      case p: Protocol => protocol = Some(p)
+      case m: Metadata => metadata = Some(m)
+      case t: SetTransaction => txns(t.appId) = t
+      case d: DomainMetadata =>
+        if (d.removed) domains.remove(d.domain) else domains(d.domain) = d
+      case _ =>
+    }
+    this
+  }
+
+  def hasProtocolAndMetadata: Boolean = protocol.isDefined && metadata.isDefined
+
+  def toSnapshot(version: Long, timestamp: Long): Snapshot = new Snapshot(
+    tablePath, version,
+    protocol.getOrElse(throw new IllegalStateException("no protocol action")),
+    metadata.getOrElse(throw new IllegalStateException("no metaData action")),
+    live.values.toIndexedSeq, tombstones.values.toIndexedSeq, txns.toMap, domains.toMap, timestamp)
+}

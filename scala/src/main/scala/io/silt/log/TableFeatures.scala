@@ -1,0 +1,114 @@
+package io.silt.log
+
+import io.silt.errors.UnsupportedTableFeatureException
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, TimestampNTZType}
+
+/**
+ * The protocol versions and table features Silt reads and writes, and the checks that refuse a
+ * table needing anything else, naming what is missing.
+ */
+object TableFeatures {
+  val MaxReaderVersion = 3
+  val MaxWriterVersion = 7
+
+  /** Reader features whose semantics this engine implements when reading. */
+  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck")
+
+  /** Writer features whose rules this engine follows when writing. */
+  val SupportedWriterFeatures: Set[String] =
+    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata")
+
+  /** Refuses to read a table that needs something this reader does not implement. */
+  def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
+    if (p.minReaderVersion > MaxReaderVersion) {
+      throw new UnsupportedTableFeatureException(tablePath, Seq(s"reader version ${p.minReaderVersion}"),
+        s"Silt reads Delta reader versions up to $MaxReaderVersion")
+    }
+    val missing = if (p.minReaderVersion == 3) {
+      p.readerFeatures.getOrElse(Set.empty).diff(SupportedReaderFeatures).toSeq.sorted
+    } else if (p.minReaderVersion == 2 || columnMappingMode(m) != "none") {
+      Seq("columnMapping")
+    } else Nil
+    if (missing.nonEmpty) {
+      throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
+        s"Silt cannot read tables with ${missing.mkString(", ")} yet")
+    }
+  }
+
+  /** Refuses to write a table whose protocol or metadata needs writer rules Silt does not follow. */
+  def checkWritable(tablePath: String, p: Protocol, m: Metadata): Unit = {
+    checkReadable(tablePath, p, m)
+    if (p.minWriterVersion > MaxWriterVersion) {
+      throw new UnsupportedTableFeatureException(tablePath, Seq(s"writer version ${p.minWriterVersion}"),
+        s"Silt writes Delta writer versions up to $MaxWriterVersion")
+    }
+    val declared = if (p.minWriterVersion == 7) p.writerFeatures.getOrElse(Set.empty)
+                   else legacyWriterFeatures(p.minWriterVersion)
+    // A legacy protocol implies features that only bind when the metadata uses them.
+    val active = if (p.minWriterVersion == 7) declared else declared.filter(f => usedBy(f, m))
+    val missing = active.diff(SupportedWriterFeatures).toSeq.sorted
+    if (missing.nonEmpty) {
+      throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
+        s"Silt cannot write tables with ${missing.mkString(", ")} yet")
+    }
+    if (hasInvariants(m.schema)) {
+      throw new UnsupportedTableFeatureException(tablePath, Seq("table feature 'invariants'"),
+        "the schema carries column invariants, which Silt does not enforce yet")
+    }
+  }
+
+  /** The protocol a new table with this schema and these properties needs. */
+  def protocolFor(schema: StructType, configuration: Map[String, String]): Protocol = {
+    val readerFeatures = Set.newBuilder[String]
+    val writerFeatures = Set.newBuilder[String]
+    if (containsType(schema, _.isInstanceOf[TimestampNTZType])) {
+      readerFeatures += "timestampNtz"
+      writerFeatures += "timestampNtz"
+    }
+    if (configuration.get("delta.appendOnly").exists(_.equalsIgnoreCase("true"))) {
+      writerFeatures += "appendOnly"
+    }
+    val r = readerFeatures.result()
+    val w = writerFeatures.result()
+    if (r.isEmpty && w.forall(Set("appendOnly", "invariants"))) Protocol(1, 2)
+    else Protocol(3, 7, Some(r), Some(w ++ r))
+  }
+
+  def columnMappingMode(m: Metadata): String =
+    m.configuration.getOrElse("delta.columnMapping.mode", "none").toLowerCase
+
+  private def legacyWriterFeatures(version: Int): Set[String] = {
+    val byVersion = Seq(
+      2 -> Set("appendOnly", "invariants"),
+      3 -> Set("checkConstraints"),
+      4 -> Set("changeDataFeed", "generatedColumns"),
+      5 -> Set("columnMapping"),
+      6 -> Set("identityColumns"))
+    byVersion.filter(_._1 <= version).flatMap(_._2).toSet
+  }
+
+  private def usedBy(feature: String, m: Metadata): Boolean = feature match {
+    case "checkConstraints" => m.configuration.keys.exists(_.startsWith("delta.constraints."))
+    case "changeDataFeed" => m.configuration.get("delta.enableChangeDataFeed").exists(_.equalsIgnoreCase("true"))
+    case "generatedColumns" => anyFieldMetadata(m.schema, "delta.generationExpression")
+    case "columnMapping" => columnMappingMode(m) != "none"
+    case "identityColumns" => anyFieldMetadata(m.schema, "delta.identity.start")
+    case _ => true
+  }
+
+  private def hasInvariants(schema: StructType): Boolean = anyFieldMetadata(schema, "delta.invariants")
+
+  private def anyFieldMetadata(dt: DataType, key: String): Boolean = dt match {
+    case s: StructType => s.fields.exists(f => f.metadata.contains(key) || anyFieldMetadata(f.dataType, key))
+    case a: ArrayType => anyFieldMetadata(a.elementType, key)
+    case m: MapType => anyFieldMetadata(m.keyType, key) || anyFieldMetadata(m.valueType, key)
+    case _ => false
+  }
+
+  def containsType(dt: DataType, p: DataType => Boolean): Boolean = dt match {
+    case s: StructType => s.fields.exists(f => containsType(f.dataType, p))
+    case a: ArrayType => containsType(a.elementType, p)
+    case m: MapType => containsType(m.keyType, p) || containsType(m.valueType, p)
+    case other => p(other)
+  }
+}

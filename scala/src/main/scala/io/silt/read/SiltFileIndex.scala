@@ -1,0 +1,58 @@
+package io.silt.read
+
+import io.silt.log.{AddFile, Snapshot}
+import io.silt.stats.{DataSkipping, FileStats}
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
+import org.apache.spark.sql.types.StructType
+
+/**
+ * The files of one snapshot, as Spark's file scan sees them: partition pruning on the log's
+ * partition values, then min/max/null-count skipping on the files' statistics.
+ */
+final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot) extends FileIndex {
+  private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+  private lazy val stats: Map[AddFile, FileStats] = snapshot.files.map(a => a -> FileStats.parse(a.stats)).toMap
+
+  override def rootPaths: Seq[Path] = Seq(snapshot.tablePath)
+
+  override def partitionSchema: StructType = snapshot.metadata.partitionSchema
+
+  /** The files a scan with these filters must read. */
+  def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
+    val inPartitions = snapshot.files.filter(PartitionPruning.matcher(partitionFilters, partitionSchema, timeZone))
+    if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
+    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
+  }
+
+  override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
+    val files = matchingFiles(partitionFilters, dataFilters)
+    files.groupBy(_.partitionValues).toSeq.map { case (_, group) =>
+      PartitionDirectory(PartitionPruning.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus).toArray)
+    }
+  }
+
+  private def toStatus(a: AddFile): FileStatus =
+    new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
+
+  override def inputFiles: Array[String] = snapshot.files.map(a => snapshot.filePath(a).toString).toArray
+
+  override def refresh(): Unit = ()
+
+  override def sizeInBytes: Long = snapshot.sizeInBytes
+
+  override def toString: String = s"SiltFileIndex(${snapshot.tablePath}, version ${snapshot.version})"
+
+  override def equals(other: Any): Boolean = other match {
+    case o: SiltFileIndex => o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version
+    case _ => false
+  }
+  override def hashCode(): Int = (snapshot.tablePath, snapshot.version).hashCode()
+}
+
+object SiltFileIndex {
+  val SkippingEnabledKey = "spark.silt.stats.skipping.enabled"
+  def skippingEnabled(spark: SparkSession): Boolean = spark.conf.get(SkippingEnabledKey, "true").toBoolean
+}

@@ -1,0 +1,29 @@
+package io.silt.read
+
+import io.silt.log.{Snapshot, TableLog}
+import io.silt.write.SiltParquetFileFormat
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+
+/** Builds the relation Spark scans for a Silt table at one snapshot. */
+object SiltRelation {
+
+  def apply(spark: SparkSession, path: String, timeTravel: TimeTravel): HadoopFsRelation =
+    forSnapshot(spark, timeTravel.snapshot(TableLog.forPath(spark, path)))
+
+  /**
+   * The data schema handed to Spark is the whole table schema: Spark then keeps partition
+   * columns at their place in the schema and reads only the others from the Parquet files.
+   */
+  def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation = {
+    val metadata = snapshot.metadata
+    HadoopFsRelation(
+      location = new SiltFileIndex(spark, snapshot),
+      partitionSchema = metadata.partitionSchema,
+      dataSchema = metadata.schema,
+      bucketSpec = None,
+      fileFormat = new SiltParquetFileFormat,
+      options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+  }
+
+}

@@ -1,0 +1,45 @@
+package io.silt.sql
+
+import io.silt.sql.parser.{SiltSqlBaseLexer, SiltSqlBaseParser}
+import org.antlr.v4.runtime._
+import org.antlr.v4.runtime.atn.PredictionMode
+import org.antlr.v4.runtime.misc.ParseCancellationException
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.{DataType, StructType}
+
+/**
+ * Parses Silt's statements with the shared grammar and hands everything else to Spark's
+ * parser, so that Spark's own error messages stay as they are for non-Silt SQL.
+ */
+class SiltSqlParser(delegate: ParserInterface) extends ParserInterface {
+  private val builder = new SiltSqlAstBuilder
+
+  override def parsePlan(sqlText: String): LogicalPlan =
+    parseSilt(sqlText).getOrElse(delegate.parsePlan(sqlText))
+
+  /** The Silt command for `sqlText`, or None when the statement is not a Silt statement. */
+  def parseSilt(sqlText: String): Option[LogicalPlan] = {
+    val lexer = new SiltSqlBaseLexer(CharStreams.fromString(sqlText))
+    lexer.removeErrorListeners()
+    val parser = new SiltSqlBaseParser(new CommonTokenStream(lexer))
+    parser.removeErrorListeners()
+    parser.setErrorHandler(new BailErrorStrategy)
+    parser.getInterpreter.setPredictionMode(PredictionMode.SLL)
+    val tree = try parser.singleStatement() catch {
+      case _: ParseCancellationException | _: RecognitionException => return None
+    }
+    Option(builder.visit(tree)).collect { case p: LogicalPlan => p }
+  }
+
+  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
+  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
+  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier = delegate.parseFunctionIdentifier(sqlText)
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
+  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
+  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+}

@@ -1,0 +1,60 @@
+package io.silt.stats
+
+import java.time.LocalDate
+
+import com.fasterxml.jackson.databind.JsonNode
+import io.silt.log.ActionCodec
+import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+/** The parsed `stats` of one file, read as Spark internal values of the columns' types. */
+final class FileStats private (json: JsonNode) {
+
+  def numRecords: Option[Long] = Option(json.get("numRecords")).filter(_.isNumber).map(_.asLong)
+
+  /** False when a deletion vector made min/max loose bounds and null counts upper bounds. */
+  def tightBounds: Boolean = Option(json.get("tightBounds")).forall(_.asBoolean(true))
+
+  def nullCount(path: Seq[String]): Option[Long] = node("nullCount", path).filter(_.isNumber).map(_.asLong)
+
+  def min(path: Seq[String], dt: DataType): Option[Any] = node("minValues", path).flatMap(FileStats.value(_, dt, isMax = false))
+
+  def max(path: Seq[String], dt: DataType): Option[Any] = node("maxValues", path).flatMap(FileStats.value(_, dt, isMax = true))
+
+  private def node(section: String, path: Seq[String]): Option[JsonNode] = {
+    var n = json.get(section)
+    path.foreach { p => if (n != null) n = n.get(p) }
+    Option(n).filterNot(_.isNull)
+  }
+}
+
+object FileStats {
+  private val Empty = ActionCodec.mapper.createObjectNode()
+
+  /** Statistics from `add.stats`; a missing or unparseable string yields no statistics. */
+  def parse(stats: Option[String]): FileStats = new FileStats(
+    stats.flatMap(s => try Option(ActionCodec.mapper.readTree(s)).filter(_.isObject) catch { case _: Exception => None })
+      .getOrElse(Empty))
+
+  /** A bound as an internal value. Millisecond timestamps widen a max by the lost microseconds. */
+  private def value(n: JsonNode, dt: DataType, isMax: Boolean): Option[Any] = try {
+    dt match {
+      case ByteType if n.isIntegralNumber => Some(n.asInt.toByte)
+      case ShortType if n.isIntegralNumber => Some(n.asInt.toShort)
+      case IntegerType if n.isIntegralNumber => Some(n.asInt)
+      case LongType if n.isIntegralNumber => Some(n.asLong)
+      case FloatType if n.isNumber => Some(n.asDouble.toFloat)
+      case DoubleType if n.isNumber => Some(n.asDouble)
+      case d: DecimalType if n.isNumber =>
+        val dec = Decimal(n.decimalValue())
+        if (dec.changePrecision(d.precision, d.scale)) Some(dec) else None
+      case DateType if n.isTextual => Some(LocalDate.parse(n.asText.take(10)).toEpochDay.toInt)
+      case TimestampType | TimestampNTZType if n.isTextual =>
+        Option(Cast(Literal(UTF8String.fromString(n.asText)), dt, Some("UTC")).eval())
+          .map(v => v.asInstanceOf[Long] + (if (isMax) 999L else 0L))
+      case StringType if n.isTextual => Some(UTF8String.fromString(n.asText))
+      case _ => None
+    }
+  } catch { case _: Exception => None }
+}

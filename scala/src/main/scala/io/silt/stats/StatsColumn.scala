@@ -1,0 +1,51 @@
+package io.silt.stats
+
+import org.apache.spark.sql.types._
+
+/** A leaf column that gets statistics: its name path, ordinal path (with the sizes of the structs entered) and type. */
+final case class StatsColumn(path: Seq[String], ordinals: Seq[Int], structSizes: Seq[Int], dataType: DataType) {
+  def name: String = path.mkString(".")
+
+  /** Whether min/max are kept for this type (null counts are kept for every leaf). */
+  def hasMinMax: Boolean = StatsColumn.hasMinMax(dataType)
+}
+
+object StatsColumn {
+  val DefaultNumIndexedCols = 32
+
+  def hasMinMax(dt: DataType): Boolean = dt match {
+    case _: NumericType | DateType | TimestampType | TimestampNTZType | StringType => true
+    case _ => false
+  }
+
+  /**
+   * The leaf columns of `dataSchema` that get statistics: the first `numIndexedCols` leaves
+   * (all when negative), or exactly the named ones when `statsColumns` is given
+   * (`delta.dataSkippingStatsColumns`).
+   */
+  def indexed(dataSchema: StructType, numIndexedCols: Int, statsColumns: Option[Seq[String]]): Seq[StatsColumn] = {
+    val leaves = collectLeaves(dataSchema, Nil, Nil, Nil)
+    statsColumns match {
+      case Some(names) =>
+        val wanted = names.map(_.trim.toLowerCase).toSet
+        leaves.filter(c => wanted.exists(w => c.name.toLowerCase == w || c.name.toLowerCase.startsWith(w + ".")))
+      case None => if (numIndexedCols < 0) leaves else leaves.take(numIndexedCols)
+    }
+  }
+
+  /** Reads the two table properties that choose the indexed columns. */
+  def forTable(dataSchema: StructType, configuration: Map[String, String]): Seq[StatsColumn] = {
+    val n = configuration.get("delta.dataSkippingNumIndexedCols").map(_.trim.toInt).getOrElse(DefaultNumIndexedCols)
+    val named = configuration.get("delta.dataSkippingStatsColumns").map(_.split(",").toSeq.filter(_.trim.nonEmpty))
+    indexed(dataSchema, n, named)
+  }
+
+  private def collectLeaves(s: StructType, names: Seq[String], ords: Seq[Int], sizes: Seq[Int]): Seq[StatsColumn] =
+    s.fields.toSeq.zipWithIndex.flatMap { case (f, i) =>
+      f.dataType match {
+        case inner: StructType => collectLeaves(inner, names :+ f.name, ords :+ i, sizes :+ inner.length)
+        case _: ArrayType | _: MapType => Nil
+        case dt => Seq(StatsColumn(names :+ f.name, ords :+ i, sizes :+ s.length, dt))
+      }
+    }
+}

@@ -1,0 +1,116 @@
+package io.silt.txn
+
+import java.util.UUID
+
+import io.silt.SiltVersion
+import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException}
+import io.silt.log._
+import io.silt.read.PartitionPruning
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+/**
+ * One optimistic transaction: reads a snapshot, records what it read, and commits the next
+ * version only if no concurrent commit changed what it read. Blind appends are retried on top
+ * of concurrent commits; a real conflict raises ConcurrentModificationException.
+ */
+final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Snapshot], spark: SparkSession) {
+  private var readSet = ReadSet()
+  private var newMetadata: Option[Metadata] = None
+  private var newProtocol: Option[Protocol] = None
+  private var committed = false
+  private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+
+  def readVersion: Long = readSnapshot.map(_.version).getOrElse(-1L)
+  def tableExists: Boolean = readSnapshot.isDefined
+
+  def metadata: Metadata = newMetadata.orElse(readSnapshot.map(_.metadata)).getOrElse(
+    throw new IllegalStateException(s"table ${log.tablePath} has no metadata yet"))
+  def protocol: Protocol = newProtocol.orElse(readSnapshot.map(_.protocol)).getOrElse(
+    throw new IllegalStateException(s"table ${log.tablePath} has no protocol yet"))
+
+  def updateMetadata(m: Metadata): Unit = newMetadata = Some(m)
+  def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
+
+  /** The live files in partitions matching `partitionPredicates`, recorded as read. */
+  def filesInPartitions(partitionPredicates: Seq[Expression]): Seq[AddFile] = {
+    val files = readSnapshot.map(_.files).getOrElse(IndexedSeq.empty)
+    if (partitionPredicates.isEmpty) {
+      readSet = readSet.copy(wholeTable = true)
+      files
+    } else {
+      readSet = readSet.copy(partitionPredicates = readSet.partitionPredicates ++ partitionPredicates)
+      val matches = PartitionPruning.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
+      files.filter(matches)
+    }
+  }
+
+  /** Commits `actions` as the next version and returns it. */
+  def commit(actions: Seq[Action], op: Operation): Long = {
+    require(!committed, "a transaction commits once")
+    checkAppendOnly(actions)
+    val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
+    val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet
+    val isBlindAppend = readSet.isEmpty && actions.forall {
+      case a: AddFile => a.dataChange
+      case _: RemoveFile => false
+      case _ => true
+    }
+    val body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
+    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, timeZone)
+    val maxAttempts = spark.conf.get("spark.silt.commit.maxAttempts", "100").toInt
+    var version = readVersion + 1
+    var attempt = 1
+    while (true) {
+      val info = CommitInfo(commitInfoJson(op, isBlindAppend))
+      val lines = (info +: body).map(ActionCodec.toJson)
+      if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
+        committed = true
+        return version
+      }
+      if (readSnapshot.isEmpty) {
+        throw new ConcurrentModificationException(
+          s"table ${log.tablePath} was created by a concurrent writer; nothing was committed. Retry the operation.")
+      }
+      if (attempt >= maxAttempts) {
+        throw new ConcurrentModificationException(s"gave up committing to ${log.tablePath} after " +
+          s"$attempt attempts (spark.silt.commit.maxAttempts); nothing was committed")
+      }
+      checker.check(version, log.readCommit(version))
+      version += 1
+      attempt += 1
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  private def checkAppendOnly(actions: Seq[Action]): Unit = {
+    val appendOnly = readSnapshot.exists(_.metadata.configuration.get("delta.appendOnly")
+      .exists(_.equalsIgnoreCase("true")))
+    if (appendOnly && actions.exists { case r: RemoveFile => r.dataChange; case _ => false }) {
+      throw new InvalidTableOperationException(s"table ${log.tablePath} is append-only " +
+        "(delta.appendOnly = true): this operation would delete or overwrite data")
+    }
+  }
+
+  private def commitInfoJson(op: Operation, isBlindAppend: Boolean) = {
+    val o = ActionCodec.mapper.createObjectNode()
+    o.put("timestamp", System.currentTimeMillis())
+    o.put("operation", op.name)
+    val params = o.putObject("operationParameters")
+    op.parameters.toSeq.sortBy(_._1).foreach { case (k, v) => params.put(k, v) }
+    if (readVersion >= 0) o.put("readVersion", readVersion)
+    o.put("isolationLevel", "Serializable")
+    o.put("isBlindAppend", isBlindAppend)
+    val metrics = o.putObject("operationMetrics")
+    op.metrics.toSeq.sortBy(_._1).foreach { case (k, v) => metrics.put(k, v.toString) }
+    o.put("engineInfo", s"Silt/${SiltVersion.Version} Apache-Spark/${spark.version}")
+    o.put("txnId", UUID.randomUUID().toString)
+    o
+  }
+}
+
+object OptimisticTransaction {
+  /** Starts a transaction on the latest version of the table at `log` (which may not exist yet). */
+  def start(spark: SparkSession, log: TableLog): OptimisticTransaction =
+    new OptimisticTransaction(log, log.latestOption(), spark)
+}

@@ -1,0 +1,57 @@
+package io.silt.write
+
+import java.util.UUID
+
+import io.silt.log.{AddFile, Metadata, TablePaths}
+import io.silt.stats.{StatsColumn, StatsJobTracker}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
+import org.apache.spark.sql.execution.datasources.FileFormatWriter
+import org.apache.spark.sql.types.StructType
+
+/**
+ * Writes a DataFrame as Parquet data files under the table root with Spark's file writer,
+ * partitioned as the table is, and returns their add actions with statistics gathered while
+ * writing. Nothing is committed here.
+ */
+object DataFileWriter {
+
+  def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata): Seq[AddFile] = {
+    val session = spark.asInstanceOf[ClassicSession]
+    val qe = data.queryExecution
+    val output = qe.analyzed.output
+    val partitionAttrs = metadata.partitionColumns.map { c =>
+      output.find(_.name.equalsIgnoreCase(c)).getOrElse(
+        throw new IllegalStateException(s"partition column $c is missing from the data"))
+    }
+    val dataAttrs = output.filterNot(a => partitionAttrs.exists(_.exprId == a.exprId))
+    val dataSchema = StructType(dataAttrs.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
+      .getOrElse(org.apache.spark.sql.types.StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
+    val statsTracker = new StatsJobTracker(StatsColumn.forTable(dataSchema, metadata.configuration).toIndexedSeq)
+    val committer = new SiltCommitProtocol(UUID.randomUUID().toString, tablePath.toString)
+    val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
+    FileFormatWriter.write(
+      sparkSession = session,
+      plan = qe.executedPlan,
+      fileFormat = new SiltParquetFileFormat,
+      committer = committer,
+      outputSpec = FileFormatWriter.OutputSpec(tablePath.toString, Map.empty, output),
+      hadoopConf = hadoopConf,
+      partitionColumns = partitionAttrs,
+      bucketSpec = None,
+      statsTrackers = Seq(statsTracker),
+      options = Map.empty,
+      numStaticPartitionCols = 0)
+    committer.writtenFiles.map { f =>
+      AddFile(
+        path = TablePaths.relativeEncoded(f.relativePath),
+        partitionValues = metadata.partitionColumns.map(c =>
+          c -> f.partitionValues.find(_._1.equalsIgnoreCase(c)).map(_._2).orNull).toMap,
+        size = f.size,
+        modificationTime = f.modificationTime,
+        dataChange = true,
+        stats = statsTracker.statsFor(new Path(f.relativePath).getName))
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.silt.write
+
+import io.silt.errors.SchemaMismatchException
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.catalyst.expressions.Cast
+import org.apache.spark.sql.functions.{col, lit, struct, when}
+import org.apache.spark.sql.types._
+
+/** Schema enforcement and evolution for writes: what may be written into a table, and how. */
+object SchemaEvolution {
+
+  /**
+   * The table schema after writing `data`: unchanged when `data` fits, widened with the new
+   * (nested) columns when `mergeSchema` is set, otherwise a SchemaMismatchException that names
+   * the offending column.
+   */
+  def merge(table: StructType, data: StructType, mergeSchema: Boolean, where: String = ""): StructType = {
+    val added = data.fields.filterNot(d => table.fields.exists(_.name.equalsIgnoreCase(d.name)))
+    if (added.nonEmpty && !mergeSchema) {
+      throw new SchemaMismatchException(s"the data has column(s) ${added.map(f => where + f.name).mkString(", ")} " +
+        s"that the table schema does not have. Table schema: ${table.simpleString}. " +
+        "Set option mergeSchema = true to add them to the table.")
+    }
+    val merged = table.fields.map { t =>
+      data.fields.find(_.name.equalsIgnoreCase(t.name)) match {
+        case None => t
+        case Some(d) => t.copy(dataType = mergeType(t.dataType, d.dataType, mergeSchema, where + t.name))
+      }
+    }
+    StructType(merged ++ added.map(_.copy(nullable = true)))
+  }
+
+  private def mergeType(table: DataType, data: DataType, mergeSchema: Boolean, name: String): DataType =
+    (table, data) match {
+      case (t, d) if t == d => t
+      case (t: StructType, d: StructType) => merge(t, d, mergeSchema, name + ".")
+      case (t: ArrayType, d: ArrayType) => ArrayType(mergeType(t.elementType, d.elementType, mergeSchema, name + ".element"), true)
+      case (t: MapType, d: MapType) => MapType(mergeType(t.keyType, d.keyType, mergeSchema, name + ".key"),
+        mergeType(t.valueType, d.valueType, mergeSchema, name + ".value"), true)
+      case (t, NullType) => t
+      case (t, d) if Cast.canUpCast(d, t) && !Cast.canUpCast(t, d) && isNumericOrDate(d) => t
+      case (t, d) => throw new SchemaMismatchException(s"column $name has type ${d.simpleString} in the data " +
+        s"but ${t.simpleString} in the table; cast it to ${t.simpleString} before writing")
+    }
+
+  private def isNumericOrDate(d: DataType) = d.isInstanceOf[NumericType] || d == DateType
+
+  /** `data` with exactly the table's columns, in the table's order, cast to the table's types. */
+  def align(data: DataFrame, table: StructType): DataFrame = {
+    val columns = table.fields.map { t =>
+      data.schema.fields.find(_.name.equalsIgnoreCase(t.name)) match {
+        case Some(d) => alignColumn(col(quote(d.name)), d.dataType, t.dataType).as(t.name)
+        case None => lit(null).cast(t.dataType).as(t.name)
+      }
+    }
+    data.select(columns.toIndexedSeq: _*)
+  }
+
+  private def alignColumn(c: Column, from: DataType, to: DataType): Column = (from, to) match {
+    case (f, t) if f == t => c
+    case (f: StructType, t: StructType) =>
+      val fields = t.fields.map { tf =>
+        f.fields.find(_.name.equalsIgnoreCase(tf.name)) match {
+          case Some(ff) => alignColumn(c.getField(ff.name), ff.dataType, tf.dataType).as(tf.name)
+          case None => lit(null).cast(tf.dataType).as(tf.name)
+        }
+      }
+      when(c.isNull, lit(null).cast(t)).otherwise(struct(fields.toIndexedSeq: _*))
+    case (_, t) => c.cast(t)
+  }
+
+  private def quote(name: String): String = "`" + name.replace("`", "``") + "`"
+}

@@ -1,0 +1,121 @@
+"""Shared pytest setup: the Silt SparkSession, the conformance corpus, small helpers.
+
+Test modules import the helpers with `from conftest import ...` (pytest puts this folder on
+sys.path). Everything that locates things outside tests/ lives here, once:
+
+- REPO_ROOT: the repository (the folder above tests/).
+- CONFORMANCE_DIR: the Delta conformance corpus, `../shared/conformance` beside the repo
+  (CI clones main with shared/ next to it); override with env SILT_CONFORMANCE_DIR.
+- silt_jar(): the engine jar bundled in python/silt/jars/.
+"""
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = TESTS_DIR.parent
+INTEROP_DIR = TESTS_DIR / "interop"
+
+
+def _conformance_dir() -> Path:
+    env = os.environ.get("SILT_CONFORMANCE_DIR")
+    if env:
+        return Path(env).expanduser().resolve()
+    return REPO_ROOT.parent / "shared" / "conformance"
+
+
+CONFORMANCE_DIR = _conformance_dir()
+CANON_PY = CONFORMANCE_DIR / "canon.py"
+
+_canon = None
+
+
+def load_canon():
+    """The corpus' canon.py (render_table, digest, canonical_json), imported once from the corpus."""
+    global _canon
+    if _canon is None:
+        if not CANON_PY.is_file():
+            raise FileNotFoundError(
+                f"conformance corpus not found at {CONFORMANCE_DIR} (set SILT_CONFORMANCE_DIR)")
+        spec = importlib.util.spec_from_file_location("silt_conformance_canon", CANON_PY)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _canon = mod
+    return _canon
+
+
+def silt_jar():
+    jars = sorted((REPO_ROOT / "python" / "silt" / "jars").glob("silt-spark_*.jar"))
+    return jars[-1] if jars else None
+
+
+def python_env():
+    """Environment for child Python processes: the same interpreter sees the silt package and tests/."""
+    env = dict(os.environ)
+    extra = [str(REPO_ROOT / "python"), str(TESTS_DIR), str(INTEROP_DIR)]
+    env["PYTHONPATH"] = os.pathsep.join(extra + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    return env
+
+
+# Session settings shared by the in-process session and the subprocess scenarios.
+SPARK_TEST_CONF = {
+    "spark.sql.shuffle.partitions": "4",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.memory": "2g",
+}
+
+
+def build_silt_session(master="local[2]", warehouse=None, extra_conf=None):
+    import silt
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName("silt-tests")
+    for k, v in SPARK_TEST_CONF.items():
+        builder = builder.config(k, v)
+    if warehouse is not None:
+        builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
+    for k, v in (extra_conf or {}).items():
+        builder = builder.config(k, v)
+    return silt.configure(builder).getOrCreate()
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    if silt_jar() is None:
+        pytest.fail("the Silt jar is not built: python/silt/jars/silt-spark_*.jar is missing "
+                    "(run `make jar`)")
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    session = build_silt_session(warehouse=warehouse)
+    session.sparkContext.setLogLevel("WARN")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def canon():
+    return load_canon()
+
+
+def files_scanned(spark, df):
+    """Runs `df` and returns how many data files its Silt scans read (after pruning and skipping)."""
+    return int(spark._jvm.io.silt.read.ScanMetrics.filesScanned(df._jdf))
+
+
+def copy_table(src: Path, dst: Path) -> Path:
+    """Copies a corpus table to a scratch folder (tests never write into the corpus).
+
+    The corpus is checked out read-only; the copy is made writable so that a test can edit it
+    and pytest can clean it up."""
+    shutil.copytree(src, dst, symlinks=False, copy_function=shutil.copyfile)
+    for root, dirs, files in os.walk(dst):
+        os.chmod(root, 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    return dst

@@ -1,0 +1,115 @@
+"""The reference Delta Lake (delta-spark from Maven Central) in a process of its own.
+
+Silt's tests run Silt in their own SparkSession; the reference Delta Lake registers the same
+`spark_catalog` and its own SQL extension, so it gets a separate Python process and JVM.
+One call does a whole list of operations, so that the JVM (and the Ivy resolution) is paid
+for once per test module:
+
+    python reference_delta.py '{"canon": "/path/to/canon.py",
+                                "ops": [{"op": "read", "path": "/t", "version": 0},
+                                        {"op": "write_dataset", "path": "/u"}]}'
+
+Operations:
+  read           {"path", "version"?: int}  -> {"columns", "num_rows", "rows", "digest"}
+                 rows rendered with the conformance corpus' canon.py, in the table's column order
+  write_dataset  {"path"}  writes tests/interop/dataset.py's three commits with format("delta")
+  history        {"path"}  -> {"versions": [...], "operations": [...]} from DESCRIBE HISTORY
+
+Each operation's result (or its error, as {"ok": false, "error": "..."}) is collected, and one
+line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout at the end; Spark's and
+Ivy's chatter goes to stderr.
+"""
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+DELTA_PACKAGE = os.environ.get("SILT_REFERENCE_DELTA_PACKAGE", "io.delta:delta-spark_2.13:4.4.0")
+RESULT_MARKER = "@@RESULT@@ "
+
+
+def load_canon(path):
+    spec = importlib.util.spec_from_file_location("conformance_canon", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_spark():
+    from pyspark.sql import SparkSession
+    return (SparkSession.builder.master("local[2]")
+            .appName("silt-reference-delta")
+            .config("spark.jars.packages", DELTA_PACKAGE)
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.databricks.delta.snapshotPartitions", "2")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.warehouse.dir", os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                                            f"silt-refdelta-wh-{os.getpid()}"))
+            .getOrCreate())
+
+
+def op_read(spark, canon, op):
+    reader = spark.read.format("delta")
+    if op.get("version") is not None:
+        reader = reader.option("versionAsOf", int(op["version"]))
+    df = reader.load(op["path"])
+    columns = list(df.columns)
+    table = df.toArrow()
+    rows, _ = canon.render_table(table, columns)
+    return {"columns": columns, "num_rows": table.num_rows, "rows": rows,
+            "digest": canon.digest(rows), "arrow_types": {f.name: str(f.type) for f in table.schema}}
+
+
+def op_write_dataset(spark, canon, op):
+    import dataset
+    path = op["path"]
+    w = lambda rows: dataset.spark_df(spark, rows).write.format("delta").partitionBy(*dataset.PARTITION_BY)
+    w(dataset.BATCHES[0]).mode("append").save(path)
+    w(dataset.BATCHES[1]).mode("append").save(path)
+    w(dataset.BATCHES[2]).mode("overwrite").option("replaceWhere", dataset.REPLACE_WHERE).save(path)
+    return {}
+
+
+def op_history(spark, canon, op):
+    rows = spark.sql(f"DESCRIBE HISTORY delta.`{op['path']}`").orderBy("version").collect()
+    return {"versions": [r["version"] for r in rows], "operations": [r["operation"] for r in rows]}
+
+
+OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history}
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd = json.loads(argv[1])
+    canon = load_canon(cmd["canon"])
+    spark = build_spark()
+    results = []
+    try:
+        for op in cmd["ops"]:
+            try:
+                res = OPS[op["op"]](spark, canon, op)
+                res.update(ok=True)
+            except Exception as e:  # reported to the test, which decides what it means
+                traceback.print_exc(file=sys.stderr)
+                res = {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000]}
+            res["op"] = op
+            results.append(res)
+    finally:
+        spark.stop()
+    sys.stdout.write(RESULT_MARKER + json.dumps({"results": results}) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

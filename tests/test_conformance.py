@@ -1,0 +1,133 @@
+"""Delta conformance: every table of ../shared/conformance must read right with Silt (or be refused).
+
+Follows the corpus README's "How a test should use it": go through MANIFEST.json, copy each
+table to a scratch folder (filling in the template placeholder where there is one), read the
+copy with Silt at its latest version and at every recorded version, render the rows with the
+corpus' canon.py, and compare with the expected file. Tables the corpus marks expect_error must
+be refused with Silt's error for that very problem.
+
+Features that later issues implement are listed in NOT_YET; a table needing any of them is an
+expected failure (strict: when it starts to pass, the test fails until it is taken off the list).
+"""
+import json
+import urllib.parse
+
+import pytest
+
+from conftest import CONFORMANCE_DIR, copy_table, load_canon
+
+# The one list of not-yet-implemented features: feature tag -> why.
+NOT_YET = {
+    "dv": "deletion vectors: issue 4",
+    "dv-inline": "inline deletion vectors: issue 4",
+    "dv-absolute-path": "absolute-path deletion vectors: issue 4",
+    "checkpoint-v1": "checkpoints: issue 5",
+    "checkpoint-multipart": "multi-part checkpoints: issue 5",
+    "checkpoint-v2-json": "V2 checkpoints (JSON): issue 5",
+    "checkpoint-v2-parquet": "V2 checkpoints (Parquet): issue 5",
+    "sidecars": "V2 checkpoint sidecars: issue 5",
+    "column-mapping-id": "column mapping (id mode) not implemented",
+    "column-mapping-name": "column mapping (name mode) not implemented",
+}
+
+# expect_error tables: words in the expected file's `why` -> the Silt error that names the problem,
+# plus text its message must contain.
+EXPECTED_ERRORS = [
+    (("not contiguous", "missing"), "MissingCommitException", None),
+    (("minreaderversion 99", "reader version 99"), "UnsupportedTableFeatureException", "99"),
+    (("no _delta_log", "not a delta table"), "NotADeltaTableException", None),
+]
+
+MANIFEST = json.loads((CONFORMANCE_DIR / "MANIFEST.json").read_text()) \
+    if (CONFORMANCE_DIR / "MANIFEST.json").is_file() else {"tables": []}
+
+
+def _params(kind):
+    out = []
+    for entry in MANIFEST["tables"]:
+        if entry["kind"] != kind:
+            continue
+        missing = [f for f in entry["features"] if f in NOT_YET]
+        marks = [pytest.mark.xfail(strict=True, reason="; ".join(f"{f}: {NOT_YET[f]}" for f in missing))] \
+            if missing else []
+        out.append(pytest.param(entry, id=entry["name"], marks=marks))
+    return out
+
+
+def _prepare(entry, tmp_path):
+    """Copies the table out of the corpus and fills in its template, if any."""
+    table = copy_table(CONFORMANCE_DIR / "tables" / entry["name"], tmp_path / entry["name"])
+    tpl = entry.get("template")
+    if tpl:
+        folder = table / tpl["folder"]
+        encoded = urllib.parse.quote(str(folder.resolve()), safe="/&")
+        target = table / tpl["file"]
+        target.write_text(target.read_text().replace(tpl["placeholder"], encoded))
+        crc = target.parent / f".{target.name}.crc"
+        if crc.exists():
+            crc.unlink()
+    return table
+
+
+def _expected(entry):
+    return json.loads((CONFORMANCE_DIR / entry["expected"]).read_text())
+
+
+def _read(spark, path, version=None):
+    reader = spark.read.format("silt")
+    if version is not None:
+        reader = reader.option("versionAsOf", int(version))
+    return reader.load(str(path))
+
+
+def _check(df, exp, what):
+    canon = load_canon()
+    assert list(df.columns) == exp["columns"], f"{what}: columns {df.columns} != expected {exp['columns']}"
+    table = df.toArrow()
+    rows, keys = canon.render_table(table, exp["columns"])
+    if "rows" in exp:
+        if rows != exp["rows"]:
+            want = [canon.canonical_json(r) for r in exp["rows"]]
+            missing = sorted(set(want) - set(keys))
+            extra = sorted(set(keys) - set(want))
+            pytest.fail(f"{what}: {len(rows)} rows, expected {exp['num_rows']}\n"
+                        f"  missing ({len(missing)}): {missing[:20]}\n"
+                        f"  unexpected ({len(extra)}): {extra[:20]}"
+                        + ("" if missing or extra else "\n  (same rows, different multiplicities)"))
+    assert len(rows) == exp["num_rows"], f"{what}: {len(rows)} rows, expected {exp['num_rows']}"
+    assert canon.digest(rows) == exp["digest"], f"{what}: digest differs"
+
+
+@pytest.mark.parametrize("entry", _params("data"))
+def test_reads_table(spark, entry, tmp_path):
+    table = _prepare(entry, tmp_path)
+    exp = _expected(entry)
+    _check(_read(spark, table), exp, f"{entry['name']} @ latest (v{exp['version']})")
+    for v, vexp in sorted(exp.get("versions", {}).items(), key=lambda kv: int(kv[0])):
+        _check(_read(spark, table, v), vexp, f"{entry['name']} @ v{v}")
+    # The snapshot version, as the engine exposes it: the newest entry of DESCRIBE HISTORY.
+    latest = spark.sql(f"DESCRIBE HISTORY '{table}' LIMIT 1").collect()
+    assert [r["version"] for r in latest] == [exp["version"]], \
+        f"DESCRIBE HISTORY LIMIT 1 gave {latest}, expected version {exp['version']}"
+
+
+def _classify(why):
+    low = why.lower()
+    for words, cls, must_contain in EXPECTED_ERRORS:
+        if any(w in low for w in words):
+            return cls, must_contain
+    raise AssertionError(f"test_conformance.EXPECTED_ERRORS does not know this error: {why!r}")
+
+
+@pytest.mark.parametrize("entry", _params("expect_error"))
+def test_refuses_table(spark, entry, tmp_path):
+    table = _prepare(entry, tmp_path)
+    exp = _expected(entry)
+    cls, must_contain = _classify(exp["why"])
+    with pytest.raises(Exception) as err:
+        _read(spark, table).toArrow()
+    msg = str(err.value)
+    assert f"[{cls}]" in msg, f"expected [{cls}] ({exp['why']}), got: {msg[:2000]}"
+    if must_contain:
+        line = next(line for line in msg.splitlines() if f"[{cls}]" in line)
+        assert must_contain in line, f"[{cls}] message does not name {must_contain!r}: {line}"
