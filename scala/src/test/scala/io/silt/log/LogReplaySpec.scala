@@ -1,0 +1,49 @@
+package io.silt.log
+
+import io.silt.dv.DeletionVectorDescriptor
+import org.apache.hadoop.fs.Path
+import org.scalatest.funsuite.AnyFunSuite
+
+class LogReplaySpec extends AnyFunSuite {
+  private val root = new Path("file:/tmp/table")
+  private val meta = Metadata("id", None, None, Format(), """{"type":"struct","fields":[]}""", Nil, Map.empty, None)
+  private def add(p: String, dv: Option[DeletionVectorDescriptor] = None) = AddFile(p, Map.empty, 1, 1, dataChange = true, deletionVector = dv)
+  private def remove(p: String, dv: Option[DeletionVectorDescriptor] = None) = RemoveFile(p, Some(1), dataChange = true, deletionVector = dv)
+  private val dv1 = Some(DeletionVectorDescriptor("u", "a", Some(1), 10, 1))
+  private val dv2 = Some(DeletionVectorDescriptor("u", "a", Some(30), 10, 2))
+
+  private def replay(commits: Seq[Action]*): Snapshot = {
+    val r = new LogReplay(root)
+    commits.foreach(r.append)
+    r.toSnapshot(commits.size - 1, 0)
+  }
+
+  test("a remove with a different DV does not remove the file") {
+    val s = replay(Seq(Protocol(1, 2), meta, add("f", dv1)), Seq(remove("f", dv2)))
+    assert(s.files.map(_.deletionVector) == Seq(dv1))
+  }
+
+  test("swapping a DV removes (path, old DV) and adds (path, new DV)") {
+    val s = replay(Seq(Protocol(1, 2), meta, add("f", None)), Seq(remove("f", None), add("f", dv1)), Seq(remove("f", dv1), add("f", dv2)))
+    assert(s.files.map(_.deletionVector) == Seq(dv2))
+    assert(s.tombstones.size == 2)
+  }
+
+  test("paths match after URI decoding and resolution against the table root") {
+    val s = replay(Seq(Protocol(1, 2), meta, add("special%20p@%23h")), Seq(remove("file:/tmp/table/special%20p@%23h")))
+    assert(s.files.isEmpty)
+  }
+
+  test("the latest protocol and metadata win; a re-added file is live again") {
+    val m2 = meta.copy(id = "other")
+    val s = replay(Seq(Protocol(1, 2), meta, add("f")), Seq(remove("f")), Seq(Protocol(1, 3), m2, add("f")))
+    assert(s.protocol == Protocol(1, 3) && s.metadata == m2 && s.files.size == 1 && s.tombstones.isEmpty)
+  }
+
+  test("relative paths encode reserved characters and decode back") {
+    val rel = "p=a b%3A/part-0.parquet"
+    val encoded = TablePaths.relativeEncoded(rel)
+    assert(encoded == "p=a%20b%253A/part-0.parquet")
+    assert(TablePaths.absolute(root, encoded) == new Path(root, rel))
+  }
+}
