@@ -11,6 +11,7 @@ import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType, CatalogUtils}
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
@@ -36,6 +37,9 @@ class SiltCatalog extends DelegatingCatalogExtension {
 
   private def load(ident: Identifier, tt: TimeTravel): Table = {
     if (SiltCatalog.isPathIdentifier(ident)) {
+      if (!TableLog.forPath(spark, ident.name).exists) {
+        throw new NoSuchTableException(ident)
+      }
       SiltTableV2(spark, new Path(ident.name), None, tt)
     } else {
       val table = super.loadTable(ident)
@@ -65,19 +69,22 @@ class SiltCatalog extends DelegatingCatalogExtension {
   private def createSiltTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
       props: Map[String, String]): Table = {
     val session = spark
+    if (SiltCatalog.isPathIdentifier(ident)) {
+      val location = new Path(ident.name)
+      TableWriter.create(session, location, schema, partitionColumnsOf(partitions), tableProperties(props),
+        props.get(TableCatalog.PROP_COMMENT))
+      return SiltTableV2(session, location)
+    }
     val catalog = session.sessionState.catalog
     val tableId = SiltCatalog.tableIdentifier(ident, session)
     if (catalog.tableExists(tableId)) {
       throw new InvalidTableOperationException(s"table ${tableId.unquotedString} already exists")
     }
-    val partitionColumns = partitions.toSeq.map {
-      case t if t.name == "identity" && t.references.length == 1 => t.references.head.fieldNames.mkString(".")
-      case other => throw new InvalidTableOperationException(s"Silt tables are partitioned by columns, not by $other")
-    }
+    val partitionColumns = partitionColumnsOf(partitions)
     val explicitLocation = props.get(TableCatalog.PROP_LOCATION)
     val location = explicitLocation.map(l => new Path(CatalogUtils.stringToURI(l)))
       .getOrElse(new Path(catalog.defaultTablePath(tableId)))
-    val tableProps = props.filter { case (k, _) => !SiltCatalog.ReservedProperties.contains(k) && !k.startsWith("option.") }
+    val tableProps = tableProperties(props)
     val log = TableLog.forPath(session, location.toString)
     val tableSchema = log.latestOption() match {
       case Some(existing) =>
@@ -113,6 +120,15 @@ class SiltCatalog extends DelegatingCatalogExtension {
     catalog.createTable(entry, ignoreIfExists = false, validateLocation = false)
     SiltTableV2(session, location, Some(catalog.getTableMetadata(tableId)))
   }
+
+  private def partitionColumnsOf(partitions: Array[Transform]): Seq[String] = partitions.toSeq.map {
+    case t if t.name == "identity" && t.references.length == 1 => t.references.head.fieldNames.mkString(".")
+    case other => throw new InvalidTableOperationException(s"Silt tables are partitioned by columns, not by $other")
+  }
+
+  /** The user's table properties, without the catalog's reserved keys and OPTIONS. */
+  private def tableProperties(props: Map[String, String]): Map[String, String] =
+    props.filter { case (k, _) => !SiltCatalog.ReservedProperties.contains(k) && !k.startsWith("option.") }
 
   private def sameColumns(a: StructType, b: StructType): Boolean =
     a.length == b.length && a.fields.zip(b.fields).forall { case (x, y) =>
