@@ -1,0 +1,83 @@
+package io.silt.txn
+
+import java.nio.file.Files
+
+import io.silt.errors.ConcurrentModificationException
+import io.silt.log.TableLog
+import io.silt.write.{TableWriter, WriteOptions}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{SaveMode, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, EqualTo, Literal}
+import org.apache.spark.sql.types.IntegerType
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
+  private lazy val spark = SparkSession.builder().master("local[1]").config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "1").getOrCreate()
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def newTable(): Path = {
+    val p = new Path(Files.createTempDirectory("silt-txn").resolve("t").toUri)
+    import spark.implicits._
+    TableWriter.write(spark, p, Seq((1, 1), (2, 2)).toDF("id", "day"), WriteOptions(SaveMode.ErrorIfExists, Some(Seq("day"))))
+    p
+  }
+  private def append(p: Path, day: Int): Unit = {
+    import spark.implicits._
+    TableWriter.write(spark, p, Seq((9, day)).toDF("id", "day"), WriteOptions(SaveMode.Append))
+  }
+  private val day = AttributeReference("day", IntegerType)()
+
+  test("a blind append commits on top of a concurrent append") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val txn = OptimisticTransaction.start(spark, log)
+    append(p, 1)
+    assert(txn.commit(Nil, Operation("WRITE")) == 2)
+  }
+
+  test("an append into a partition that was read is a conflict, and nothing is committed") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val txn = OptimisticTransaction.start(spark, log)
+    val read = txn.filesInPartitions(Seq(EqualTo(day, Literal(1))))
+    assert(read.size == 1)
+    append(p, 1)
+    val e = intercept[ConcurrentModificationException](txn.commit(read.map(_.remove(0L)), Operation("DELETE")))
+    assert(e.getMessage.contains("partitions this transaction read"))
+    assert(log.latest().version == 1)
+  }
+
+  test("an append into another partition does not conflict") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val txn = OptimisticTransaction.start(spark, log)
+    val read = txn.filesInPartitions(Seq(EqualTo(day, Literal(1))))
+    append(p, 2)
+    assert(txn.commit(read.map(_.remove(0L)), Operation("DELETE")) == 2)
+    assert(log.latest().files.size == 2)
+  }
+
+  test("two transactions removing the same file: the second fails") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val t1 = OptimisticTransaction.start(spark, log)
+    val t2 = OptimisticTransaction.start(spark, log)
+    val f1 = t1.filesInPartitions(Seq(EqualTo(day, Literal(2))))
+    val f2 = t2.filesInPartitions(Seq(EqualTo(day, Literal(2))))
+    t1.commit(f1.map(_.remove(0L)), Operation("DELETE"))
+    intercept[ConcurrentModificationException](t2.commit(f2.map(_.remove(0L)), Operation("DELETE")))
+  }
+
+  test("a concurrent schema change fails a writer that read the old schema") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val txn = OptimisticTransaction.start(spark, log)
+    import spark.implicits._
+    TableWriter.write(spark, p, Seq((1, 1, "x")).toDF("id", "day", "extra"), WriteOptions(SaveMode.Append, mergeSchema = true))
+    val e = intercept[ConcurrentModificationException](txn.commit(Nil, Operation("WRITE")))
+    assert(e.getMessage.contains("metadata"))
+  }
+}
