@@ -173,6 +173,11 @@ def bench_skipping(spark, rows, reps, files=100):
         "time_ratio_off_over_on": off / on,
         "files_ratio_off_over_on": total_files / max(results[True]["files_scanned"], 1),
     }
+    if total_files == 0:
+        # A query that returned rows read at least one file: a zero is a broken count, not a result.
+        out["warning"] = ("ScanMetrics.filesScanned returned 0 for a scan that read rows; the "
+                          "file counts of this run are not valid")
+        print(f"  WARNING: {out['warning']}", flush=True)
     rm(path)
     return out
 
@@ -214,6 +219,8 @@ def print_table(results):
                      ("skipping", "query time, skipping off", f"{m['skipping_off']:.3f} s"),
                      ("skipping", "time ratio off/on", f"{r['time_ratio_off_over_on']:.2f}x"),
                      ("skipping", "same answer both ways", str(r["answers_agree"]))]
+            if r.get("warning"):
+                rows.append(("skipping", "WARNING", r["warning"]))
     w = [max(len(str(row[i])) for row in rows) for i in range(3)]
     for j, row in enumerate(rows):
         print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))

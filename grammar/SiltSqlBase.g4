@@ -15,7 +15,19 @@ singleStatement
 statement
     : (DESCRIBE | DESC) HISTORY table=tableRef (LIMIT limit=INTEGER_VALUE)?   #describeHistory
     | (DESCRIBE | DESC) DETAIL table=tableRef                                 #describeDetail
+    | OPTIMIZE table=tableRef (WHERE partitionPredicate=predicateToken)?
+        (zorderSpec)?                                                         #optimizeTable
     | .*?                                                                     #passThrough
+    ;
+
+zorderSpec
+    : ZORDER BY '(' qualifiedName (',' qualifiedName)* ')'
+    | ZORDER BY qualifiedName (',' qualifiedName)*
+    ;
+
+// The raw text of a predicate; Spark's own parser reads it.
+predicateToken
+    : .+?
     ;
 
 // A table is a quoted path, a (multi-part) name, or silt.`/path`.
@@ -35,7 +47,7 @@ identifier
     ;
 
 nonReserved
-    : HISTORY | DETAIL | LIMIT
+    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -43,6 +55,10 @@ DESC: 'DESC';
 HISTORY: 'HISTORY';
 DETAIL: 'DETAIL';
 LIMIT: 'LIMIT';
+OPTIMIZE: 'OPTIMIZE';
+WHERE: 'WHERE';
+ZORDER: 'ZORDER';
+BY: 'BY';
 
 STRING
     : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''

@@ -21,8 +21,6 @@ NOT_YET = {
     "dv": "deletion vectors: issue 4",
     "dv-inline": "inline deletion vectors: issue 4",
     "dv-absolute-path": "absolute-path deletion vectors: issue 4",
-    "checkpoint-v1": "checkpoints: issue 5",
-    "checkpoint-multipart": "multi-part checkpoints: issue 5",
     "checkpoint-v2-json": "V2 checkpoints (JSON): issue 5",
     "checkpoint-v2-parquet": "V2 checkpoints (Parquet): issue 5",
     "sidecars": "V2 checkpoint sidecars: issue 5",

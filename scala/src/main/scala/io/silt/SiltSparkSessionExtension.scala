@@ -1,17 +1,22 @@
 package io.silt
 
 import io.silt.catalog.ResolveSiltRelations
+import io.silt.expressions.SiltFunctions
+import io.silt.optimizer.RangePartitionIdRewrite
 import io.silt.sql.SiltSqlParser
 import org.apache.spark.sql.SparkSessionExtensions
 
 /**
- * Wires Silt into a SparkSession: the SQL parser for Silt statements and the rule that plans
- * reads of Silt tables as file scans. Enable with
+ * Wires Silt into a SparkSession: the SQL parser for Silt statements, the rule that plans
+ * reads of Silt tables as file scans, the range-id rewrite and the SQL functions. Enable with
  * `spark.sql.extensions=io.silt.SiltSparkSessionExtension`.
  */
 class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit = {
     ext.injectParser((_, delegate) => new SiltSqlParser(delegate))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
+    ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
+    ext.injectFunction(SiltFunctions.interleaveBits)
+    ext.injectFunction(SiltFunctions.rangePartitionId)
   }
 }

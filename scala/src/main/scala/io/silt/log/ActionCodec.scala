@@ -171,5 +171,12 @@ object ActionCodec {
     m.toSeq.sortBy(_._1).foreach { case (k, v) => if (v == null) n.putNull(k) else n.put(k, v) }
   }
 
+  /** A JSON array of strings, as operationParameters hold lists. */
+  def jsonArray(values: Seq[String]): String = {
+    val a = mapper.createArrayNode()
+    values.foreach(a.add)
+    mapper.writeValueAsString(a)
+  }
+
   private def abbreviate(s: String): String = if (s.length > 120) s.take(120) + "…" else s
 }

@@ -2,7 +2,7 @@ package io.silt.read
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 
 /** How many data files the Silt scans of a query read; for tests and benchmarks. */
@@ -15,15 +15,11 @@ object ScanMetrics {
     siltScans(plan).map(_.metrics("numFiles").value).sum
   }
 
-  private def siltScans(plan: SparkPlan): Seq[FileSourceScanExec] = {
-    val root = plan match {
-      case a: AdaptiveSparkPlanExec => a.executedPlan
-      case p => p
-    }
-    root.collect {
-      case s: FileSourceScanExec if s.relation.location.isInstanceOf[SiltFileIndex] => Seq(s)
-      case a: AdaptiveSparkPlanExec => siltScans(a)
-    }.flatten ++ root.subqueries.flatMap(siltScans)
+  private def siltScans(plan: SparkPlan): Seq[FileSourceScanExec] = plan match {
+    case a: AdaptiveSparkPlanExec => siltScans(a.executedPlan)
+    case q: QueryStageExec => siltScans(q.plan)
+    case s: FileSourceScanExec if s.relation.location.isInstanceOf[SiltFileIndex] => Seq(s)
+    case other => other.children.flatMap(siltScans) ++ other.subqueries.flatMap(siltScans)
   }
 
   /** Whether a relation reads a Silt table. */

@@ -9,12 +9,15 @@ import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory
 import org.apache.spark.sql.types.StructType
 
 /**
- * The files of one snapshot, as Spark's file scan sees them: partition pruning on the log's
- * partition values, then min/max/null-count skipping on the files' statistics.
+ * The files of one snapshot (or a chosen subset, for rewrites), as Spark's file scan sees them:
+ * partition pruning on the log's partition values, then min/max/null-count skipping on the
+ * files' statistics.
  */
-final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot) extends FileIndex {
+final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, val files: IndexedSeq[AddFile]) extends FileIndex {
+  def this(spark: SparkSession, snapshot: Snapshot) = this(spark, snapshot, snapshot.files)
+
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-  private lazy val stats: Map[AddFile, FileStats] = snapshot.files.map(a => a -> FileStats.parse(a.stats)).toMap
+  private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
 
   override def rootPaths: Seq[Path] = Seq(snapshot.tablePath)
 
@@ -22,7 +25,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot) extends F
 
   /** The files a scan with these filters must read. */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
-    val inPartitions = snapshot.files.filter(PartitionPruning.matcher(partitionFilters, partitionSchema, timeZone))
+    val inPartitions = files.filter(PartitionPruning.matcher(partitionFilters, partitionSchema, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
     else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
   }
@@ -37,19 +40,20 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot) extends F
   private def toStatus(a: AddFile): FileStatus =
     new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
 
-  override def inputFiles: Array[String] = snapshot.files.map(a => snapshot.filePath(a).toString).toArray
+  override def inputFiles: Array[String] = files.map(a => snapshot.filePath(a).toString).toArray
 
   override def refresh(): Unit = ()
 
-  override def sizeInBytes: Long = snapshot.sizeInBytes
+  override def sizeInBytes: Long = files.iterator.map(_.size).sum
 
   override def toString: String = s"SiltFileIndex(${snapshot.tablePath}, version ${snapshot.version})"
 
   override def equals(other: Any): Boolean = other match {
-    case o: SiltFileIndex => o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version
+    case o: SiltFileIndex => o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version &&
+      ((o.files eq files) || o.files == files)
     case _ => false
   }
-  override def hashCode(): Int = (snapshot.tablePath, snapshot.version).hashCode()
+  override def hashCode(): Int = (snapshot.tablePath, snapshot.version, files.size).hashCode()
 }
 
 object SiltFileIndex {

@@ -1,6 +1,6 @@
 package io.silt.read
 
-import io.silt.log.{Snapshot, TableLog}
+import io.silt.log.{AddFile, Snapshot, TableLog}
 import io.silt.write.SiltParquetFileFormat
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
@@ -15,10 +15,13 @@ object SiltRelation {
    * The data schema handed to Spark is the whole table schema: Spark then keeps partition
    * columns at their place in the schema and reads only the others from the Parquet files.
    */
-  def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation = {
+  def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation = forFiles(spark, snapshot, snapshot.files)
+
+  /** A relation over some of the snapshot's files only (what a rewrite reads). */
+  def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile]): HadoopFsRelation = {
     val metadata = snapshot.metadata
     HadoopFsRelation(
-      location = new SiltFileIndex(spark, snapshot),
+      location = new SiltFileIndex(spark, snapshot, files),
       partitionSchema = metadata.partitionSchema,
       dataSchema = metadata.schema,
       bucketSpec = None,

@@ -3,6 +3,7 @@ package io.silt.sql
 import scala.jdk.CollectionConverters._
 
 import io.silt.sql.parser.{SiltSqlBaseBaseVisitor, SiltSqlBaseParser => P}
+import org.antlr.v4.runtime.misc.Interval
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 /** Turns a parse tree of the Silt grammar into command plans; null means "not ours". */
@@ -17,6 +18,15 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
 
   override def visitDescribeDetail(ctx: P.DescribeDetailContext): LogicalPlan =
     DescribeDetailCommand(tableRef(ctx.table))
+
+  override def visitOptimizeTable(ctx: P.OptimizeTableContext): LogicalPlan = {
+    val predicate = Option(ctx.partitionPredicate).map { p =>
+      p.start.getInputStream.getText(Interval.of(p.start.getStartIndex, p.stop.getStopIndex))
+    }
+    val columns = Option(ctx.zorderSpec).map(_.qualifiedName().asScala.map(q =>
+      q.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString(".")).toSeq).getOrElse(Nil)
+    OptimizeCommand(tableRef(ctx.table), predicate, columns)
+  }
 
   private def tableRef(ctx: P.TableRefContext): TableRef =
     if (ctx.path != null) TableRef.ByPath(SiltSqlAstBuilder.unquote(ctx.path.getText))

@@ -45,6 +45,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
   }
 
+  /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
+  def readFiles(files: Seq[AddFile]): Unit =
+    readSet = readSet.copy(files = readSet.files ++ files.map(a => TablePaths.canonical(log.tablePath, a.path)))
+
   /** Commits `actions` as the next version and returns it. */
   def commit(actions: Seq[Action], op: Operation): Long = {
     require(!committed, "a transaction commits once")

@@ -72,8 +72,8 @@ object TableWriter {
     val removes = removed.map(_.remove(now))
     val op = Operation(
       opts.operation,
-      Map("mode" -> opts.mode.name(), "partitionBy" -> jsonArray(metadata.partitionColumns)) ++
-        opts.replaceWhere.map(p => "predicate" -> jsonArray(Seq(p))),
+      Map("mode" -> opts.mode.name(), "partitionBy" -> ActionCodec.jsonArray(metadata.partitionColumns)) ++
+        opts.replaceWhere.map(p => "predicate" -> ActionCodec.jsonArray(Seq(p))),
       Map(
         "numFiles" -> added.size.toLong,
         "numOutputRows" -> added.flatMap(a => FileStats.parse(a.stats).numRecords).sum,
@@ -95,7 +95,7 @@ object TableWriter {
       description = description, operation = "CREATE TABLE")
     prepareMetadata(txn, schema, opts, overwrite = false)
     txn.commit(Nil, Operation("CREATE TABLE", Map(
-      "partitionBy" -> jsonArray(partitionColumns), "isManaged" -> "false",
+      "partitionBy" -> ActionCodec.jsonArray(partitionColumns), "isManaged" -> "false",
       "properties" -> ActionCodec.mapper.writeValueAsString(scala.jdk.CollectionConverters.MapHasAsJava(properties).asJava))))
   }
 
@@ -172,11 +172,5 @@ object TableWriter {
     if (schema.nonEmpty && partitionColumns.size == schema.size) {
       throw new SchemaMismatchException(s"cannot partition table $path by all of its columns; at least one data column is needed")
     }
-  }
-
-  private def jsonArray(values: Seq[String]): String = {
-    val a = ActionCodec.mapper.createArrayNode()
-    values.foreach(a.add)
-    ActionCodec.mapper.writeValueAsString(a)
   }
 }

@@ -1,0 +1,136 @@
+package io.silt.optimize
+
+import java.util.concurrent.Executors
+
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration.Duration
+
+import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
+import io.silt.log.{ActionCodec, AddFile, Snapshot, TableFeatures, TableLog}
+import io.silt.read.{PartitionPruning, SiltRelation}
+import io.silt.stats.StatsColumn
+import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.write.DataFileWriter
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+/**
+ * OPTIMIZE: rewrites the small files of the selected partitions into large ones (bin-packing),
+ * or with ZORDER BY all their files into files clustered along a Z-order curve, and commits the
+ * swap as one transaction with dataChange = false.
+ */
+object OptimizeExecutor {
+
+  /** One unit of work: files of one partition rewritten together. */
+  private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
+
+  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], zOrderBy: Seq[String]): OptimizeMetrics = {
+    val settings = OptimizeSettings.from(spark)
+    val log = TableLog.forPath(spark, tablePath.toString)
+    val txn = OptimisticTransaction.start(spark, log)
+    val snapshot = txn.readSnapshot.getOrElse(throw new NotADeltaTableException(tablePath.toString))
+    TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    validateZOrderColumns(snapshot, zOrderBy)
+
+    val predicate = partitionPredicate.map(p =>
+      PartitionPruning.resolvePartitionPredicate(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
+    val tz = spark.sessionState.conf.sessionLocalTimeZone
+    val considered = snapshot.files.filter(PartitionPruning.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
+    val bins = plan(considered, zOrderBy.nonEmpty, settings)
+    val selected = bins.flatMap(_.files)
+    txn.readFiles(selected)
+
+    val results = runInParallel(bins, settings.maxThreads) { (bin, i) =>
+      spark.sparkContext.setJobGroup(s"silt-optimize-${snapshot.metadata.id}",
+        s"OPTIMIZE ${tablePath.getName}${zOrderClause(zOrderBy)}: bin ${i + 1} of ${bins.size}", interruptOnCancel = true)
+      rewrite(spark, snapshot, bin, zOrderBy, settings)
+    }
+    val added = results.flatMap(_._1)
+    val now = System.currentTimeMillis()
+    val metrics = OptimizeMetrics(
+      numFilesAdded = added.size,
+      numFilesRemoved = selected.size,
+      filesAdded = FileSizeStats.of(added.map(_.size)),
+      filesRemoved = FileSizeStats.of(selected.map(_.size)),
+      partitionsOptimized = bins.map(_.partitionValues).distinct.size,
+      numBatches = bins.size,
+      totalConsideredFiles = considered.size,
+      totalFilesSkipped = considered.size - selected.size,
+      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats("curve-aligned", selected.size,
+        selected.map(_.size).sum, added.size, results.map(_._2).sum)))
+    if (bins.nonEmpty) {
+      val params = Map("predicate" -> ActionCodec.jsonArray(partitionPredicate.toSeq), "zOrderBy" -> ActionCodec.jsonArray(zOrderBy))
+      txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added, Operation("OPTIMIZE", params, metrics.operationMetrics))
+    }
+    metrics
+  }
+
+  /** The bins to rewrite: per partition, every file for ZORDER, else small files packed by size. */
+  private def plan(files: Seq[AddFile], zOrder: Boolean, settings: OptimizeSettings): Seq[Bin] =
+    files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
+      if (zOrder) Seq(Bin(values, inPartition))
+      else {
+        val small = inPartition.filter(_.size < settings.minFileSize)
+        BinPacking.pack(small, settings.maxFileSize)(_.size).filter(_.size > 1).map(Bin(values, _))
+      }
+    }
+
+  /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */
+  private def rewrite(spark: SparkSession, snapshot: Snapshot, bin: Bin, zOrderBy: Seq[String],
+      settings: OptimizeSettings): (Seq[AddFile], Int) = {
+    val input: DataFrame = spark.baseRelationToDataFrame(SiltRelation.forFiles(spark, snapshot, bin.files.toIndexedSeq))
+    val partitionColumns = snapshot.metadata.partitionColumns
+    val (data, cubes) = if (zOrderBy.isEmpty) (input.coalesce(1), 0) else {
+      val binSize = bin.files.map(_.size).sum
+      val numFiles = math.max(1, math.round(binSize.toDouble / settings.maxFileSize).toInt)
+      val clustered = ZOrderClustering.cluster(spark, input, zOrderBy, numFiles, settings.numRanges,
+        settings.addNoise, sortColumns = partitionColumns)
+      (clustered.data, clustered.numCubes)
+    }
+    val added = DataFileWriter.write(spark, snapshot.tablePath, data, snapshot.metadata).map(_.copy(dataChange = false))
+    (added, cubes)
+  }
+
+  private def runInParallel[A, B](items: Seq[A], threads: Int)(f: (A, Int) => B): Seq[B] = {
+    if (items.isEmpty) return Nil
+    val pool = Executors.newFixedThreadPool(math.min(threads, items.size))
+    implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
+    try Await.result(Future.sequence(items.zipWithIndex.map { case (a, i) => Future(f(a, i)) }), Duration.Inf)
+    finally pool.shutdown()
+  }
+
+  /** ZORDER BY needs data columns with min/max statistics; anything else is named in an error. */
+  private def validateZOrderColumns(snapshot: Snapshot, columns: Seq[String]): Unit = {
+    val m = snapshot.metadata
+    val indexed = StatsColumn.forTable(m.dataSchema, m.configuration)
+    columns.foreach { c =>
+      if (m.partitionColumns.exists(_.equalsIgnoreCase(c))) {
+        throw new InvalidTableOperationException(s"ZORDER BY $c: $c is a partition column; " +
+          "Z-ordering clusters rows inside partitions, so use data columns")
+      }
+      val path = c.split('.').toSeq
+      if (!columnExists(m.schema, path)) {
+        throw new InvalidTableOperationException(s"ZORDER BY $c: the table has no column $c " +
+          s"(columns: ${m.schema.fieldNames.mkString(", ")})")
+      }
+      val stats = indexed.find(_.path.map(_.toLowerCase) == path.map(_.toLowerCase))
+      if (!stats.exists(_.hasMinMax)) {
+        throw new InvalidTableOperationException(s"ZORDER BY $c: column $c has no min/max statistics " +
+          "(its type has none, or it is past delta.dataSkippingNumIndexedCols), so clustering on it cannot skip files")
+      }
+    }
+    if (columns.map(_.toLowerCase).distinct.size != columns.size) {
+      throw new InvalidTableOperationException(s"ZORDER BY names a column twice: ${columns.mkString(", ")}")
+    }
+  }
+
+  private def columnExists(schema: org.apache.spark.sql.types.StructType, path: Seq[String]): Boolean =
+    schema.fields.find(_.name.equalsIgnoreCase(path.head)).exists { f =>
+      path.tail.isEmpty || (f.dataType match {
+        case s: org.apache.spark.sql.types.StructType => columnExists(s, path.tail)
+        case _ => false
+      })
+    }
+
+  private def zOrderClause(cols: Seq[String]) = if (cols.isEmpty) "" else cols.mkString(" ZORDER BY (", ", ", ")")
+}

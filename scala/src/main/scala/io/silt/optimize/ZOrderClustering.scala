@@ -1,0 +1,76 @@
+package io.silt.optimize
+
+import io.silt.expressions.{InterleaveBits, PartitionerExpr, RowSampler}
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Murmur3Hash}
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.functions.col
+
+/** What clustering produced: the rows ready to write, and how many files and curve blocks. */
+final case class ClusteredData(data: DataFrame, numFiles: Int, numCubes: Int)
+
+/**
+ * Clusters rows along a Z-order curve: each column becomes a range id (its rank among
+ * `numRanges` equal-count ranges, from one shared sample), the ids' bits are interleaved into
+ * a key, and rows go to files planned by [[CurveLayout]] as blocks of the curve, sorted by the
+ * key inside each file.
+ *
+ * Why not range-partition on the key (the reference algorithm)? Sampled range boundaries fall
+ * anywhere on the curve, so most files span a jump of the curve and their min/max boxes cover
+ * far more than their rows. Aligning files with quadtree blocks (and using a power-of-two
+ * number of ranges, so that blocks are squares in rank space) gives near-grid boxes.
+ */
+object ZOrderClustering {
+  /** Finest cells counted when planning files: 2^16 at most. */
+  private val MaxPrefixBits = 16
+
+  def cluster(spark: SparkSession, data: DataFrame, columns: Seq[String], numFiles: Int,
+      numRanges: Int, addNoise: Boolean, sortColumns: Seq[String]): ClusteredData = {
+    val analyzed = data.queryExecution.analyzed
+    val exprs: Seq[Expression] = columns.map { c =>
+      analyzed.resolveQuoted(c, spark.sessionState.analyzer.resolver) match {
+        case Some(Alias(e, _)) => e
+        case Some(e) => e
+        case None => throw new IllegalArgumentException(s"cannot resolve column $c")
+      }
+    }
+    val bitsPerColumn = math.max(1, 32 - Integer.numberOfLeadingZeros(math.max(1, numRanges - 1)))
+    val ranges = 1 << bitsPerColumn
+    val sampleSize = math.min(1000000, math.max(20 * ranges, 2000 * numFiles))
+    val sample = RowSampler.sample(spark, analyzed, exprs, sampleSize)
+    val bounds = exprs.zipWithIndex.map { case (e, i) => sample.rangeBounds(i, e.dataType, ranges) }
+
+    val dims = columns.size
+    val levels = math.max(1, math.min(bitsPerColumn, MaxPrefixBits / dims))
+    val weights = sample.rows.indices.groupMapReduce { r =>
+      val ids = bounds.indices.map(i => bounds(i).rangeOf(sample.rows(r).get(i, exprs(i).dataType)) >>> (bitsPerColumn - levels))
+      prefixOf(InterleaveBits.interleave(ids.toArray, levels), dims * levels)
+    }(r => sample.weights(r))(_ + _)
+    val plan = CurveLayout.plan(weights, dims, levels, numFiles, splitHeavyCells = addNoise)
+
+    val key = InterleaveBits(exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) })
+    val noise = Murmur3Hash(analyzed.output, 17)
+    val fileId = CurveFileId(key, noise, plan, bitOffset = (32 - bitsPerColumn) * dims,
+      prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles))
+    val keyCol = "__silt_zorder_key"
+    val original = data.columns.map(c => col(quoted(c)))
+    val clustered = data
+      .withColumn(keyCol, SparkInternals.column(key))
+      .repartition(plan.numFiles, SparkInternals.column(fileId))
+      .sortWithinPartitions((sortColumns.map(c => col(quoted(c))) :+ col(keyCol)): _*)
+      .select(original.toIndexedSeq: _*)
+    ClusteredData(clustered, plan.numFiles, plan.groups.size)
+  }
+
+  private def prefixOf(bytes: Array[Byte], bits: Int): Long = {
+    var p = 0L
+    var i = 0
+    while (i < bits) {
+      p = (p << 1) | ((bytes(i >> 3) >>> (7 - (i & 7))) & 1)
+      i += 1
+    }
+    p
+  }
+
+  private def quoted(c: String) = "`" + c.replace("`", "``") + "`"
+}

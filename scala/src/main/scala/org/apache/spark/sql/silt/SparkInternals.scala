@@ -1,0 +1,19 @@
+package org.apache.spark.sql.silt
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.classic.{Dataset, ExpressionUtils, SparkSession => ClassicSession}
+
+/**
+ * The few Spark-internal conversions Silt needs (they are private to Spark's `sql` package),
+ * kept in one place so that a Spark upgrade has one file to check.
+ */
+object SparkInternals {
+  def column(e: Expression): Column = ExpressionUtils.column(e)
+
+  def expression(c: Column): Expression = ExpressionUtils.expression(c)
+
+  def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
+    Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
+}
