@@ -1,12 +1,12 @@
 """``SiltTable``: a handle on one Silt table, built on SQL and the DataFrame API."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from silt.errors import reraise
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 def _quote_path(path: str) -> str:
@@ -53,6 +53,59 @@ class SiltTable:
         sql = f"DESCRIBE HISTORY {self._ref}" + (f" LIMIT {int(limit)}" if limit is not None else "")
         return reraise(lambda: self._spark.sql(sql))
 
+    def optimize(self) -> "OptimizeBuilder":
+        """Starts an OPTIMIZE. ``t.optimize().where("day = 25").execute_zorder_by("city", "id")``"""
+        return OptimizeBuilder(self)
+
     def detail(self) -> "DataFrame":
         """One row describing the table. ``t.detail().show()``"""
         return reraise(lambda: self._spark.sql(f"DESCRIBE DETAIL {self._ref}"))
+
+
+def _condition_sql(condition: Union[str, "Column"]) -> str:
+    if isinstance(condition, str):
+        return condition
+    # a Column: its SQL text (PySpark renders a Column's expression with str()).
+    text = str(condition)
+    prefix = "Column<'"
+    if text.startswith(prefix) and text.endswith("'>"):
+        return text[len(prefix):-2]
+    raise TypeError(f"cannot use {condition!r} as a condition; pass a SQL string")
+
+
+def _quote_ident(name: str) -> str:
+    return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+
+
+class OptimizeBuilder:
+    """OPTIMIZE of one table: pick partitions with ``where``, then compact or Z-order.
+
+    >>> t.optimize().where("day = 25").execute_compaction().show()
+    """
+
+    def __init__(self, table: SiltTable):
+        self._table = table
+        self._where: Optional[str] = None
+
+    def where(self, partition_condition: Union[str, "Column"]) -> "OptimizeBuilder":
+        """Limits OPTIMIZE to the partitions matching a condition on partition columns."""
+        self._where = _condition_sql(partition_condition)
+        return self
+
+    def _sql(self, zorder: Sequence[str]) -> str:
+        sql = f"OPTIMIZE {self._table._ref}"
+        if self._where:
+            sql += f" WHERE {self._where}"
+        if zorder:
+            sql += " ZORDER BY (" + ", ".join(_quote_ident(c) for c in zorder) + ")"
+        return sql
+
+    def execute_compaction(self) -> "DataFrame":
+        """Compacts small files; returns the metrics row (path, metrics)."""
+        return reraise(lambda: self._table._spark.sql(self._sql([])))
+
+    def execute_zorder_by(self, *columns: str) -> "DataFrame":
+        """Rewrites the selected partitions clustered along a Z-order curve of ``columns``."""
+        if not columns:
+            raise ValueError("execute_zorder_by needs at least one column")
+        return reraise(lambda: self._table._spark.sql(self._sql(columns)))
