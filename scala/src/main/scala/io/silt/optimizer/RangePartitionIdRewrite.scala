@@ -13,8 +13,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
  */
 final class RangePartitionIdRewrite(spark: SparkSession) extends Rule[LogicalPlan] {
 
-  /** Rows sampled per requested range, as Spark's RangePartitioner does. */
+  /** Rows sampled per requested range, as Spark's RangePartitioner does, but never fewer than MinSample. */
   private val SamplePerRange = 20
+  private val MinSample = 100000
   private val MaxSample = 1000000
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
@@ -25,7 +26,7 @@ final class RangePartitionIdRewrite(spark: SparkSession) extends Rule[LogicalPla
   private def rewrite(node: LogicalPlan, r: RangePartitionId): Expression = {
     val input = node.children.find(c => r.child.references.subsetOf(c.outputSet)).getOrElse(
       throw new IllegalArgumentException(s"range_partition_id(${r.child.sql}) must reference the columns of one input"))
-    val sampleSize = math.min(MaxSample, SamplePerRange.toLong * r.numRanges).toInt
+    val sampleSize = math.min(MaxSample, math.max(MinSample, SamplePerRange.toLong * r.numRanges)).toInt
     val sample = RowSampler.sample(spark, Filter(IsNotNull(r.child), input), Seq(r.child), sampleSize)
     PartitionerExpr(r.child, sample.rangeBounds(0, r.child.dataType, r.numRanges))
   }
