@@ -1,0 +1,661 @@
+"""OPTIMIZE ... ZORDER BY benchmark: layout quality (from the log's statistics alone) and speed.
+
+Data: ROWS rows (default 10 M) written in random order as FILES (64) files of one Silt table:
+  x, y  uniform doubles in [0, 1)
+  z     skewed long: half the rows share 10 values, the rest uniform
+  s     'customer-account-identifier-' + a zero-padded 10-digit number (38 chars: longer than the
+        32-char prefix Delta keeps in string statistics; a truncated max gets a tie-breaker)
+  k     a precomputed Morton key of (x, y) (31 bits each), used only by the plain-Spark floor
+
+Layout (every variant rewrites the same data into the same number of files, FILES):
+  silt_zorder_xy   Silt  OPTIMIZE '<t>' ZORDER BY (x, y), spark.silt.optimize.maxFileSize = bytes / FILES
+  linear_xy        plain Spark repartitionByRange(FILES, x, y).sortWithinPartitions(x, y), written as Silt
+  deltars_zorder   delta-rs DeltaTable(t).optimize.z_order(["x", "y"], target_size=...) on a copy
+  reference_zorder reference Delta Lake OPTIMIZE delta.`<t>` ZORDER BY (x, y) (report only)
+  floor_morton     the floor's output: range partitions of the Morton key k (report only, Parquet footers)
+  silt_zorder_xs   Silt  OPTIMIZE ZORDER BY (x, s) (report only)
+  ideal_grid_8x8   an exact 8 x 8 grid of equal cells on (x, y) (what a perfect 64-file layout scans)
+Each is measured from its statistics alone: the add actions of the latest snapshot (JSON commits
+replayed here; a table with a checkpoint is read with delta-rs' get_add_actions), a file being
+scanned when its [min, max] overlaps the predicate. Predicates (the same for all variants):
+1% ranges on x, on y and on s, points (existing values) on x, y and s, 1% boxes on (x, y) and (x, s)
+(a 0.1 x 0.1 square). Targets for silt_zorder_xy: <= 0.16 on x and on y, <= 0.07 for the box.
+
+Speed: OPTIMIZE ZORDER BY (x, y) on a fresh copy of the table against
+  floor      spark.read.parquet(table).repartitionByRange(FILES, k).sortWithinPartitions(k).write.parquet
+  reference  Delta Lake's OPTIMIZE ZORDER BY (x, y) (spark.databricks.delta.optimize.maxFileSize set so
+             that it writes FILES files too), in its own process and JVM, after a warm-up there
+Silt and the floor alternate in one JVM after a warm-up; ratios: median of the per-pair ratios
+silt/floor (target <= 1.3) and median silt / median reference (target < 1). All JVMs: local[2],
+driver memory 4g, spark.sql.shuffle.partitions 8. Only one JVM runs at a time: this script runs
+each one as a child process, one after the other (delta-rs runs in this process, between them).
+
+    .venv/bin/python bench/optimize_bench.py [--rows N] [--reps R] [--ref-reps R] [--no-reference]
+
+Writes bench/results/optimize.json; scratch tables go to bench/results/tmp/optimize/ and are
+removed at the end. About 6-7 minutes with the defaults on 2 cores.
+"""
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+SCRATCH = RESULTS_DIR / "tmp" / "optimize"
+INTEROP_DIR = REPO_ROOT / "tests" / "interop"
+
+S_PREFIX = "customer-account-identifier-"
+S_DIGITS = 10
+S_SPAN = 10 ** S_DIGITS
+SEED = 20261122
+
+TARGET_RANGE = 0.16      # files scanned for a 1% range on x or on y
+TARGET_BOX = 0.07        # files scanned for a 1% box on (x, y)
+TARGET_FLOOR = 1.3       # silt / floor
+TARGET_REFERENCE = 1.0   # silt / reference (strictly below)
+DELTA_RS_ISSUE_FIGURE = "0.79-0.82"  # the issue's figure for delta-rs z_order, 1% range on x or y
+
+SHARED_CONF = {  # the same in every JVM of this benchmark
+    "spark.driver.memory": "4g",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+VARIANTS = [  # (key, label, report only)
+    ("silt_zorder_xy", "Silt ZORDER BY (x, y)", False),
+    ("linear_xy", "linear sort (x, y), written by Silt", False),
+    ("deltars_zorder", "delta-rs z_order([x, y])", False),
+    ("reference_zorder", "reference Delta ZORDER BY (x, y)", True),
+    ("floor_morton", "floor: range partitions of Morton key k", True),
+    ("silt_zorder_xs", "Silt ZORDER BY (x, s)", True),
+    ("ideal_grid_8x8", "ideal 8 x 8 grid on (x, y)", True),
+]
+METRICS = [  # (key, label)
+    ("range_x", "1% x"), ("range_y", "1% y"), ("point_x", "pt x"), ("point_y", "pt y"),
+    ("box_xy", "box xy"), ("range_s", "1% s"), ("point_s", "pt s"), ("box_xs", "box xs"),
+]
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def rm(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------------ the data
+
+def _spread(v):
+    """SQL: the low 31 bits of a long spread to the even bit positions (Morton encoding)."""
+    for shift, mask in ((16, 0x0000FFFF0000FFFF), (8, 0x00FF00FF00FF00FF), (4, 0x0F0F0F0F0F0F0F0F),
+                        (2, 0x3333333333333333), (1, 0x5555555555555555)):
+        v = f"(({v} | shiftleft({v}, {shift})) & {mask})"
+    return v
+
+
+def gen_frame(spark, rows, parts):
+    """The benchmark's rows, in random order (rand is seeded per partition: deterministic)."""
+    s_expr = (f"concat('{S_PREFIX}', lpad(CAST(CAST(floor(rand(6) * {S_SPAN}) AS BIGINT) AS STRING), "
+              f"{S_DIGITS}, '0'))")
+    z_expr = ("CASE WHEN rand(3) < 0.5 THEN CAST(floor(rand(4) * 10) AS BIGINT) * 1000003 "
+              "ELSE CAST(floor(rand(5) * 1e12) AS BIGINT) END")
+    df = spark.range(0, rows, 1, parts).selectExpr(
+        "id", "rand(1) AS x", "rand(2) AS y", f"{z_expr} AS z", f"{s_expr} AS s")
+    df = df.selectExpr("id", "x", "y", "z", "s",
+                       "CAST(x * 2147483648 AS BIGINT) AS xq", "CAST(y * 2147483648 AS BIGINT) AS yq")
+    return df.selectExpr("id", "x", "y", "z", "s",
+                         f"shiftleft({_spread('xq')}, 1) | {_spread('yq')} AS k")
+
+
+# ------------------------------------------------------------------ statistics from the log
+
+def _dv_id(action):
+    dv = action.get("deletionVector")
+    if not dv:
+        return None
+    return (dv.get("storageType"), dv.get("pathOrInlineDv"), dv.get("offset"))
+
+
+def snapshot_files(table):
+    """The latest snapshot's files: [{path, size, rows, min: {col: v}, max: {col: v}}] and how read.
+
+    Replays the JSON commits (adds and removes keyed by path and deletion vector); a table with
+    a checkpoint is read with delta-rs' get_add_actions instead."""
+    log = Path(table) / "_delta_log"
+    if (log / "_last_checkpoint").exists() or any(log.glob("*.checkpoint*.parquet")):
+        return _files_from_delta_rs(table), "delta-rs get_add_actions (checkpoint present)"
+    commits = sorted((int(p.name[:-5]), p) for p in log.glob("*.json") if p.name[:-5].isdigit())
+    versions = [v for v, _ in commits]
+    if versions != list(range(len(versions))):
+        raise RuntimeError(f"{table}: commits are not 0..n without gaps: {versions}")
+    live = {}
+    for _, p in commits:
+        for line in p.read_text().splitlines():
+            if not line.strip():
+                continue
+            a = json.loads(line)
+            if "add" in a:
+                live[(a["add"]["path"], _dv_id(a["add"]))] = a["add"]
+            elif "remove" in a:
+                live.pop((a["remove"]["path"], _dv_id(a["remove"])), None)
+    out = []
+    for add in live.values():
+        stats = json.loads(add["stats"]) if add.get("stats") else {}
+        out.append({"path": add["path"], "size": add.get("size"), "rows": stats.get("numRecords"),
+                    "min": {c: v for c, v in stats.get("minValues", {}).items() if c in ("x", "y", "s", "k")},
+                    "max": {c: v for c, v in stats.get("maxValues", {}).items() if c in ("x", "y", "s", "k")}})
+    return out, "JSON commits replayed"
+
+
+def _files_from_delta_rs(table):
+    import pyarrow as pa
+    from deltalake import DeltaTable
+    t = pa.table(DeltaTable(str(table)).get_add_actions(flatten=True))
+    cols = set(t.column_names)
+    rows = t.to_pylist()
+    out = []
+    for r in rows:
+        out.append({"path": r["path"], "size": r.get("size_bytes"), "rows": r.get("num_records"),
+                    "min": {c: r[f"min.{c}"] for c in ("x", "y", "s", "k") if f"min.{c}" in cols and r[f"min.{c}"] is not None},
+                    "max": {c: r[f"max.{c}"] for c in ("x", "y", "s", "k") if f"max.{c}" in cols and r[f"max.{c}"] is not None}})
+    return out
+
+
+def parquet_footer_files(folder):
+    """Per-file min/max of x and y from the Parquet footers of a folder of plain Parquet files."""
+    import pyarrow.parquet as pq
+    out = []
+    for f in sorted(Path(folder).glob("*.parquet")):
+        md = pq.ParquetFile(f).metadata
+        names = [md.schema.column(i).name for i in range(md.num_columns)]
+        mins, maxs = {}, {}
+        for c in ("x", "y", "s"):
+            if c not in names:
+                continue
+            j = names.index(c)
+            lo, hi = [], []
+            for g in range(md.num_row_groups):
+                st = md.row_group(g).column(j).statistics
+                if st is None or not st.has_min_max:
+                    lo = hi = None
+                    break
+                lo.append(st.min)
+                hi.append(st.max)
+            if lo:
+                mins[c], maxs[c] = min(lo), max(hi)
+        out.append({"path": f.name, "size": f.stat().st_size, "rows": md.num_rows, "min": mins, "max": maxs})
+    return out
+
+
+def ideal_grid(n):
+    """An exact g x g grid on [0, 1)^2 (g = sqrt(n)): each file one cell, no s statistics."""
+    g = int(round(math.sqrt(n)))
+    return [{"path": f"cell-{i}-{j}", "size": None, "rows": None,
+             "min": {"x": i / g, "y": j / g}, "max": {"x": (i + 1) / g, "y": (j + 1) / g}}
+            for i in range(g) for j in range(g)]
+
+
+# ------------------------------------------------------------------ layout quality
+
+def fmt_s(n):
+    return S_PREFIX + str(int(n)).zfill(S_DIGITS)
+
+
+def make_predicates(n, points, domain, seed=SEED):
+    """n predicates of each kind. A predicate is a list of (column, lo, hi, hi_inclusive) conjuncts."""
+    rnd = random.Random(seed)
+
+    def rng(col, frac):
+        lo_d, hi_d = domain[col]
+        w = frac * (hi_d - lo_d)
+        a = rnd.uniform(lo_d, hi_d - w)
+        return (col, a, a + w, False)
+
+    def srng(frac):
+        w = frac * S_SPAN
+        a = rnd.uniform(0, S_SPAN - w)
+        return ("s", fmt_s(a), fmt_s(a + w), False)
+
+    pts = points[:n]
+    return {
+        "range_x": [[rng("x", 0.01)] for _ in range(n)],
+        "range_y": [[rng("y", 0.01)] for _ in range(n)],
+        "point_x": [[("x", p["x"], p["x"], True)] for p in pts],
+        "point_y": [[("y", p["y"], p["y"], True)] for p in pts],
+        "box_xy": [[rng("x", 0.1), rng("y", 0.1)] for _ in range(n)],
+        "range_s": [[srng(0.01)] for _ in range(n)],
+        "point_s": [[("s", p["s"], p["s"], True)] for p in pts],
+        "box_xs": [[rng("x", 0.1), srng(0.1)] for _ in range(n)],
+    }
+
+
+def must_scan(f, conjuncts):
+    for col, lo, hi, inclusive in conjuncts:
+        mn, mx = f["min"].get(col), f["max"].get(col)
+        if mn is None or mx is None:
+            continue  # no statistics: this conjunct cannot skip the file
+        if mx < lo or (mn > hi if inclusive else mn >= hi):
+            return False
+    return True
+
+
+def evaluate(files, predicates):
+    out, unsound = {}, 0
+    for kind, preds in predicates.items():
+        fracs = []
+        for conj in preds:
+            scanned = sum(1 for f in files if must_scan(f, conj))
+            if kind.startswith("point") and scanned == 0:
+                unsound += 1  # an existing value is in some file: no file at all means a wrong bound
+            fracs.append(scanned / len(files))
+        out[kind] = statistics.mean(fracs) if fracs else None
+    rows = [f["rows"] for f in files if f["rows"] is not None]
+    out.update(files=len(files),
+               rows=sum(rows) if rows else None,
+               rows_per_file_min=min(rows) if rows else None,
+               rows_per_file_max=max(rows) if rows else None,
+               points_in_no_file=unsound)
+    return out
+
+
+# ------------------------------------------------------------------ worker: Silt and the floor (one JVM)
+
+def worker_silt(p):
+    sys.path.insert(0, str(BENCH_DIR))
+    import run as common  # bench/run.py: the benchmarks' SparkSession
+    scratch, rows, nfiles, reps = Path(p["scratch"]), p["rows"], p["files"], p["reps"]
+    spark = common.build_spark()
+    for k, v in SHARED_CONF.items():
+        if not k.startswith("spark.driver") and spark.conf.get(k) != v:
+            raise RuntimeError(f"bench session has {k}={spark.conf.get(k)}, expected {v}")
+    out = {"spark": spark.version, "layouts": {}, "seconds": {"silt": [], "floor": []}, "silt_metrics": []}
+    inp = scratch / "input"
+    secs, _ = timed(lambda: gen_frame(spark, rows, nfiles).write.format("silt").mode("error").save(str(inp)))
+    files, how = snapshot_files(inp)
+    total = sum(f["size"] for f in files)
+    out["input"] = {"files": len(files), "bytes": total, "rows": sum(f["rows"] for f in files),
+                    "write_seconds": secs, "stats_read": how}
+    out["layouts"]["input"] = files
+    say(f"  input: {len(files)} files, {total / 2**20:.0f} MiB, {out['input']['rows']:,} rows, written in {secs:.1f} s")
+    frac = min(1.0, 20.0 * p["queries"] / rows)
+    pts = (spark.read.format("silt").load(str(inp)).sample(False, frac, seed=11)
+           .select("x", "y", "s").limit(p["queries"]).collect())
+    out["points"] = [r.asDict() for r in pts]
+
+    target = total // nfiles
+    out["max_file_size"] = target
+
+    def optimize(path, cols, max_file_size):
+        spark.conf.set("spark.silt.optimize.maxFileSize", str(max_file_size))
+        try:
+            secs, res = timed(lambda: spark.sql(f"OPTIMIZE '{path}' ZORDER BY ({cols})").collect())
+        finally:
+            spark.conf.unset("spark.silt.optimize.maxFileSize")
+        return secs, res[0]["metrics"].asDict(recursive=True)
+
+    def floor(src, dst):
+        return timed(lambda: spark.read.parquet(str(src)).repartitionByRange(nfiles, "k")
+                     .sortWithinPartitions("k").write.mode("error").parquet(str(dst)))[0]
+
+    # Warm-up (JIT, class loading, the code paths of both), not counted.
+    warm = scratch / "warm"
+    gen_frame(spark, max(rows // 20, 10000), 8).write.format("silt").mode("error").save(str(warm))
+    wtotal = sum(f["size"] for f in snapshot_files(warm)[0])
+    ws, _ = optimize(warm, "x, y", max(1, wtotal // 8))
+    wf = floor(warm, scratch / "warm-floor")
+    say(f"  warm-up ({max(rows // 20, 10000):,} rows): silt {ws:.1f} s, floor {wf:.1f} s")
+    rm(warm)
+    rm(scratch / "warm-floor")
+
+    for i in range(reps):
+        for kind in (("silt", "floor") if i % 2 == 0 else ("floor", "silt")):
+            if kind == "silt":
+                path = scratch / f"silt-{i}"
+                shutil.copytree(inp, path)
+                secs, metrics = optimize(path, "x, y", target)
+                out["silt_metrics"].append(metrics)
+                out["layouts"].setdefault("silt_zorder_xy_reps", []).append(snapshot_files(path)[0])
+                rm(path)
+                extra = f" ({metrics['numFilesAdded']} files, {(metrics.get('zOrderStats') or {}).get('numOutputCubes')} cubes)"
+            else:
+                path = scratch / f"floor-{i}"
+                secs = floor(inp, path)
+                if i == 0:
+                    out["layouts"]["floor_morton"] = parquet_footer_files(path)
+                rm(path)
+                extra = ""
+            out["seconds"][kind].append(secs)
+            say(f"  {kind:5s} rep {i}: {secs:6.2f} s{extra}")
+
+    # The linear sort, written by Silt.
+    path = scratch / "linear"
+    secs, _ = timed(lambda: spark.read.format("silt").load(str(inp)).repartitionByRange(nfiles, "x", "y")
+                    .sortWithinPartitions("x", "y").write.format("silt").mode("error").save(str(path)))
+    out["layouts"]["linear_xy"] = snapshot_files(path)[0]
+    out["linear_seconds"] = secs
+    rm(path)
+    say(f"  linear sort (x, y) written by Silt: {secs:.2f} s")
+
+    # ZORDER BY (x, s).
+    path = scratch / "silt-xs"
+    shutil.copytree(inp, path)
+    secs, metrics = optimize(path, "x, s", target)
+    out["layouts"]["silt_zorder_xs"] = snapshot_files(path)[0]
+    out["xs_seconds"], out["xs_metrics"] = secs, metrics
+    rm(path)
+    say(f"  silt ZORDER BY (x, s): {secs:.2f} s ({metrics['numFilesAdded']} files)")
+    spark.stop()
+    return out
+
+
+# ------------------------------------------------------------------ worker: the reference Delta Lake (its own JVM)
+
+def worker_reference(p):
+    sys.path.insert(0, str(INTEROP_DIR))
+    from reference_delta import DELTA_PACKAGE
+    from pyspark.sql import SparkSession
+    b = (SparkSession.builder.master("local[2]").appName("silt-bench-reference-delta")
+         .config("spark.jars.packages", DELTA_PACKAGE)
+         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+         .config("spark.sql.warehouse.dir", str(Path(p["scratch"]) / "ref-warehouse")))
+    for k, v in SHARED_CONF.items():
+        b = b.config(k, v)
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    conf = "spark.databricks.delta.optimize.maxFileSize"
+
+    def optimize(path, max_file_size):
+        spark.conf.set(conf, str(max_file_size))
+        secs, res = timed(lambda: spark.sql(f"OPTIMIZE delta.`{path}` ZORDER BY (x, y)").collect())
+        return secs, res[0]["metrics"].asDict(recursive=True)
+
+    warm = Path(p["scratch"]) / "ref-warm"
+    rows = max(p["rows"] // 20, 10000)
+    gen_frame(spark, rows, 8).write.format("delta").mode("error").save(str(warm))
+    wtotal = sum(f["size"] for f in snapshot_files(warm)[0])
+    ws, _ = optimize(warm, max(1, wtotal // 8))
+    say(f"  reference warm-up ({rows:,} rows): {ws:.1f} s")
+    rm(warm)
+    out = {"delta_package": DELTA_PACKAGE, "seconds": [], "metrics": []}
+    for i, path in enumerate(p["tables"]):
+        secs, metrics = optimize(path, p["max_file_size"])
+        out["seconds"].append(secs)
+        out["metrics"].append({k: metrics.get(k) for k in ("numFilesAdded", "numFilesRemoved", "numBatches")})
+        say(f"  reference rep {i}: {secs:6.2f} s ({metrics.get('numFilesAdded')} files)")
+    spark.stop()
+    return out
+
+
+# ------------------------------------------------------------------ delta-rs (in this process)
+
+def run_deltars(inp, scratch, nfiles, total):
+    """z_order on copies of the input; retargets once if the file count is far from nfiles."""
+    import deltalake
+    from deltalake import DeltaTable
+    target = total // nfiles
+    tries = []
+    for attempt in range(2):
+        path = scratch / f"deltars-{attempt}"
+        rm(path)
+        shutil.copytree(inp, path)
+        secs, metrics = timed(lambda: DeltaTable(str(path)).optimize.z_order(["x", "y"], target_size=target))
+        files, how = snapshot_files(path)
+        tries.append({"target_size": target, "seconds": secs, "files": len(files),
+                      "numFilesAdded": metrics.get("numFilesAdded")})
+        say(f"  delta-rs z_order, target_size {target:,}: {secs:.1f} s, {len(files)} files")
+        if abs(len(files) - nfiles) <= max(2, nfiles // 16) or attempt == 1:
+            # delta-rs reads the stats of its own commit: cross-check the JSON replay with get_add_actions
+            check = _files_from_delta_rs(path)
+            agree = (sorted((f["path"], f["min"].get("x"), f["max"].get("x")) for f in check)
+                     == sorted((f["path"], f["min"].get("x"), f["max"].get("x")) for f in files))
+            rm(path)
+            return {"version": deltalake.__version__, "tries": tries, "stats_read": how,
+                    "replay_agrees_with_get_add_actions": agree}, files
+        target = max(1, int(target * len(files) / nfiles))
+        rm(path)
+
+
+# ------------------------------------------------------------------ orchestration
+
+def run_worker(kind, params, scratch):
+    pfile = scratch / f"worker-{kind}.json"
+    ofile = scratch / f"worker-{kind}-out.json"
+    errlog = scratch / f"worker-{kind}.stderr"
+    pfile.write_text(json.dumps(dict(params, out=str(ofile))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "python")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    with open(errlog, "w") as err:
+        rc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(pfile)],
+                            stdout=None, stderr=err, env=env).returncode
+    if rc != 0 or not ofile.exists():
+        tail = errlog.read_text()[-4000:]
+        raise RuntimeError(f"the {kind} worker failed (exit {rc}); end of its stderr:\n{tail}")
+    return json.loads(ofile.read_text())
+
+
+def environment():
+    import pyspark
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "git_commit": commit, "spark": pyspark.__version__, "master": "local[2]",
+            "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
+
+
+def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=1, queries=50, reference=True, deltars=True):
+    rm(SCRATCH)
+    SCRATCH.mkdir(parents=True)
+    t0 = time.perf_counter()
+    try:
+        say(f"optimize: Silt and the floor ({rows:,} rows, {files} files, {reps} reps):")
+        silt = run_worker("silt", {"scratch": str(SCRATCH), "rows": rows, "files": files, "reps": reps,
+                                   "queries": queries}, SCRATCH)
+        inp = SCRATCH / "input"
+        layouts = {"silt_zorder_xy": silt["layouts"]["silt_zorder_xy_reps"][0],
+                   "linear_xy": silt["layouts"]["linear_xy"],
+                   "floor_morton": silt["layouts"]["floor_morton"],
+                   "silt_zorder_xs": silt["layouts"]["silt_zorder_xs"],
+                   "ideal_grid_8x8": ideal_grid(files)}
+        deltars_info = None
+        if deltars:
+            say("optimize: delta-rs:")
+            deltars_info, layouts["deltars_zorder"] = run_deltars(inp, SCRATCH, files, silt["input"]["bytes"])
+        ref = None
+        if reference:
+            tables = []
+            for i in range(ref_reps):
+                path = SCRATCH / f"ref-{i}"
+                shutil.copytree(inp, path)
+                tables.append(str(path))
+            say(f"optimize: reference Delta Lake ({ref_reps} rep{'s' if ref_reps > 1 else ''}):")
+            ref = run_worker("reference", {"scratch": str(SCRATCH), "rows": rows, "tables": tables,
+                                           "max_file_size": silt["max_file_size"]}, SCRATCH)
+            layouts["reference_zorder"] = snapshot_files(tables[0])[0]
+
+        # Layout quality: one set of predicates for every variant.
+        domain = {c: (min(f["min"][c] for f in silt["layouts"]["input"]),
+                      max(f["max"][c] for f in silt["layouts"]["input"])) for c in ("x", "y")}
+        preds = make_predicates(queries, silt["points"], domain)
+        quality = {k: evaluate(v, preds) for k, v in layouts.items()}
+        silt_reps_quality = [evaluate(v, preds) for v in silt["layouts"]["silt_zorder_xy_reps"]]
+
+        s, f = silt["seconds"]["silt"], silt["seconds"]["floor"]
+        pair = [a / b for a, b in zip(s, f)]
+        speed = {"seconds": {"silt": s, "floor": f}, "median_seconds": {"silt": statistics.median(s),
+                                                                         "floor": statistics.median(f)},
+                 "ratios_silt_over_floor": pair, "median_ratio_silt_over_floor": statistics.median(pair)}
+        if ref:
+            speed["seconds"]["reference"] = ref["seconds"]
+            speed["median_seconds"]["reference"] = statistics.median(ref["seconds"])
+            speed["ratio_silt_over_reference"] = speed["median_seconds"]["silt"] / speed["median_seconds"]["reference"]
+        q = quality["silt_zorder_xy"]
+        targets = {
+            "range_x": {"target": TARGET_RANGE, "value": q["range_x"], "ok": q["range_x"] <= TARGET_RANGE},
+            "range_y": {"target": TARGET_RANGE, "value": q["range_y"], "ok": q["range_y"] <= TARGET_RANGE},
+            "box_xy": {"target": TARGET_BOX, "value": q["box_xy"], "ok": q["box_xy"] <= TARGET_BOX},
+            "silt_over_floor": {"target": TARGET_FLOOR, "value": speed["median_ratio_silt_over_floor"],
+                                "ok": speed["median_ratio_silt_over_floor"] <= TARGET_FLOOR},
+        }
+        if ref:
+            targets["silt_over_reference"] = {"target": TARGET_REFERENCE, "value": speed["ratio_silt_over_reference"],
+                                              "ok": speed["ratio_silt_over_reference"] < TARGET_REFERENCE}
+        result = {
+            "benchmark": "optimize",
+            "rows": rows, "files": files, "reps": reps, "reference_reps": ref_reps if ref else 0,
+            "queries_per_kind": queries,
+            "input": silt["input"], "max_file_size": silt["max_file_size"],
+            "layout_files_scanned": quality,
+            "silt_zorder_xy_every_rep": silt_reps_quality,
+            "speed": speed,
+            "targets": targets,
+            "all_targets_met": all(t["ok"] for t in targets.values()),
+            "silt_optimize_metrics": silt["silt_metrics"],
+            "silt_zorder_xs": {"seconds": silt["xs_seconds"], "metrics": silt["xs_metrics"]},
+            "linear_sort_seconds": silt["linear_seconds"],
+            "deltars": deltars_info,
+            "reference": ref and {"package": ref["delta_package"], "metrics": ref["metrics"]},
+            "delta_rs_issue_figure_range": DELTA_RS_ISSUE_FIGURE,
+            "total_seconds": time.perf_counter() - t0,
+        }
+        return result
+    finally:
+        rm(SCRATCH)
+
+
+def report_lines(r):
+    """The full report: the layout matrix and the speed table."""
+    lines = []
+    head = ["layout (fraction of files scanned)", "files", "rows/file min-max"] + [m[1] for m in METRICS]
+    table = [head]
+    q = r["layout_files_scanned"]
+    for key, label, report_only in VARIANTS:
+        if key not in q:
+            continue
+        v = q[key]
+        rpf = "-" if v["rows_per_file_min"] is None else f"{v['rows_per_file_min']:,}-{v['rows_per_file_max']:,}"
+        table.append([label + (" *" if report_only else ""), str(v["files"]), rpf] +
+                     ["-" if v[m] is None else f"{v[m]:.3f}" for m, _ in METRICS])
+    w = [max(len(row[i]) for row in table) for i in range(len(head))]
+    for j, row in enumerate(table):
+        lines.append("  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(row)))
+        if j == 0:
+            lines.append("  ".join("-" * x for x in w))
+    lines.append(f"* report only. {r['queries_per_kind']} predicates of each kind; 1% = 1% of the value span; "
+                 f"box = 0.1 x 0.1. Targets (Silt ZORDER BY (x, y)): 1% x, 1% y <= {TARGET_RANGE}, "
+                 f"box xy <= {TARGET_BOX}. Issue's figure for delta-rs, 1% x or y: {r['delta_rs_issue_figure_range']}.")
+    reps = r["silt_zorder_xy_every_rep"]
+    if len(reps) > 1:
+        lines.append("Silt ZORDER BY (x, y), every rep (1% x / 1% y / box xy): " +
+                     ", ".join(f"{e['range_x']:.3f}/{e['range_y']:.3f}/{e['box_xy']:.3f}" for e in reps))
+    bad = {k: v["points_in_no_file"] for k, v in q.items() if v["points_in_no_file"]}
+    if bad:
+        lines.append(f"WARNING: point predicates on existing values that scan no file (wrong statistics): {bad}")
+    lines.append("")
+    sp = r["speed"]
+    m = sp["median_seconds"]
+    rows = [("speed: OPTIMIZE ZORDER BY (x, y)", "value")]
+    rows.append((f"silt, median of {len(sp['seconds']['silt'])}",
+                 f"{m['silt']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['silt'])})"))
+    rows.append((f"floor (Parquet, range partitions of k), median of {len(sp['seconds']['floor'])}",
+                 f"{m['floor']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['floor'])})"))
+    if "reference" in m:
+        rows.append((f"reference Delta, median of {len(sp['seconds']['reference'])}",
+                     f"{m['reference']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['reference'])})"))
+    t = r["targets"]
+    rows.append((f"ratio silt/floor, median of pairs (target <= {TARGET_FLOOR})",
+                 f"{sp['median_ratio_silt_over_floor']:.3f} {'ok' if t['silt_over_floor']['ok'] else 'ABOVE TARGET'}"))
+    if "silt_over_reference" in t:
+        rows.append((f"ratio silt/reference (target < {TARGET_REFERENCE})",
+                     f"{sp['ratio_silt_over_reference']:.3f} {'ok' if t['silt_over_reference']['ok'] else 'ABOVE TARGET'}"))
+    rows.append(("silt ZORDER BY (x, s) (one run)", f"{r['silt_zorder_xs']['seconds']:.2f} s"))
+    rows.append(("linear sort (x, y) written by Silt (one run)", f"{r['linear_sort_seconds']:.2f} s"))
+    if r.get("deltars"):
+        tr = r["deltars"]["tries"][-1]
+        rows.append((f"delta-rs z_order (target_size {tr['target_size']:,}) (one run)", f"{tr['seconds']:.2f} s"))
+    w = [max(len(x[i]) for x in rows) for i in range(2)]
+    for j, row in enumerate(rows):
+        lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(row)))
+        if j == 0:
+            lines.append("  ".join("-" * x for x in w))
+    lines.append(f"input: {r['input']['files']} files, {r['input']['bytes'] / 2**20:.0f} MiB, {r['rows']:,} rows; "
+                 f"maxFileSize {r['max_file_size']:,} bytes; all targets met: {r['all_targets_met']}")
+    return lines
+
+
+def summary_rows(r):
+    """Rows (benchmark, measure, value) for bench/run.py's closing table."""
+    q, t, sp = r["layout_files_scanned"]["silt_zorder_xy"], r["targets"], r["speed"]
+    ok = lambda k: "ok" if t[k]["ok"] else "ABOVE TARGET"
+    rows = [("optimize", f"ZORDER (x, y): files scanned, 1% range on x (target <= {TARGET_RANGE})", f"{q['range_x']:.3f} {ok('range_x')}"),
+            ("optimize", f"ZORDER (x, y): files scanned, 1% range on y (target <= {TARGET_RANGE})", f"{q['range_y']:.3f} {ok('range_y')}"),
+            ("optimize", f"ZORDER (x, y): files scanned, 1% box (target <= {TARGET_BOX})", f"{q['box_xy']:.3f} {ok('box_xy')}"),
+            ("optimize", f"OPTIMIZE time ratio silt/floor (target <= {TARGET_FLOOR})",
+             f"{sp['median_ratio_silt_over_floor']:.3f} {ok('silt_over_floor')}")]
+    if "silt_over_reference" in t:
+        rows.append(("optimize", f"OPTIMIZE time ratio silt/reference Delta (target < {TARGET_REFERENCE})",
+                     f"{sp['ratio_silt_over_reference']:.3f} {ok('silt_over_reference')}"))
+    return rows
+
+
+def save(result):
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    result = dict(result, environment=environment())
+    path = RESULTS_DIR / "optimize.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        kind, pfile = argv[1], argv[2]
+        params = json.loads(Path(pfile).read_text())
+        out = {"silt": worker_silt, "reference": worker_reference}[kind](params)
+        Path(params["out"]).write_text(json.dumps(out))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--files", type=int, default=64)
+    ap.add_argument("--reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and of the floor")
+    ap.add_argument("--ref-reps", type=int, default=1, help="repetitions of the reference Delta OPTIMIZE")
+    ap.add_argument("--queries", type=int, default=50, help="predicates of each kind")
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference Delta Lake")
+    ap.add_argument("--no-deltars", action="store_true", help="skip delta-rs")
+    args = ap.parse_args(argv)
+    (SCRATCH.parent).mkdir(parents=True, exist_ok=True)
+    result = run_benchmark(args.rows, args.files, args.reps, args.ref_reps, args.queries,
+                           reference=not args.no_reference, deltars=not args.no_deltars)
+    path = save(result)
+    print(f"  -> {path}\n")
+    print("\n".join(report_lines(result)))
+    print(f"\ntotal {result['total_seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
