@@ -1,5 +1,10 @@
 package io.silt.dv
 
+import java.net.URI
+import java.util.UUID
+
+import org.apache.hadoop.fs.Path
+
 /**
  * Where a deletion vector lives and how big it is, as it appears in add/remove actions.
  * `storageType` is `u` (relative, UUID-named file), `i` (inline, Z85) or `p` (absolute path).
@@ -14,4 +19,41 @@ final case class DeletionVectorDescriptor(
 
   /** The identity of this DV in log replay: storage type, path or inline bytes, and offset. */
   def uniqueId: String = storageType + pathOrInlineDv + offset.map(o => s"@$o").getOrElse("")
+
+  def isInline: Boolean = storageType == "i"
+
+  /** The DV file this descriptor points into (not for inline DVs). */
+  def filePath(tablePath: Path): Path = storageType match {
+    case "u" =>
+      val encoded = pathOrInlineDv.takeRight(DeletionVectorDescriptor.UuidLength)
+      val prefix = pathOrInlineDv.dropRight(DeletionVectorDescriptor.UuidLength)
+      val name = DeletionVectorDescriptor.fileName(Z85.decodeUuid(encoded))
+      if (prefix.isEmpty) new Path(tablePath, name) else new Path(new Path(tablePath, prefix), name)
+    case "p" => new Path(new URI(pathOrInlineDv))
+    case other => throw new IllegalArgumentException(s"deletion vector storage type '$other' has no file")
+  }
+
+  /** The bitmap bytes of an inline DV. */
+  def inlineBytes: Array[Byte] = {
+    require(isInline, "not an inline deletion vector")
+    Z85.decode(pathOrInlineDv).take(sizeInBytes)
+  }
+
+  override def toString: String = s"$storageType:$pathOrInlineDv${offset.map("@" + _).getOrElse("")}"
+}
+
+object DeletionVectorDescriptor {
+  private val UuidLength = 20
+
+  def fileName(uuid: UUID): String = s"deletion_vector_$uuid.bin"
+
+  /** A DV in a `u` file of the table, at `offset`. */
+  def onDisk(uuid: UUID, prefix: String, offset: Int, sizeInBytes: Int, cardinality: Long, maxRowIndex: Option[Long]): DeletionVectorDescriptor =
+    DeletionVectorDescriptor("u", prefix + Z85.encodeUuid(uuid), Some(offset), sizeInBytes, cardinality, maxRowIndex)
+
+  /** A DV stored inline in the log. */
+  def inline(bitmap: Array[Byte], cardinality: Long, maxRowIndex: Option[Long]): DeletionVectorDescriptor = {
+    val padded = java.util.Arrays.copyOf(bitmap, (bitmap.length + 3) / 4 * 4)
+    DeletionVectorDescriptor("i", Z85.encode(padded), None, bitmap.length, cardinality, maxRowIndex)
+  }
 }

@@ -40,3 +40,7 @@ class ConcurrentModificationException(detail: String) extends SiltException(deta
 /** An operation that is not valid on this table or with these arguments. */
 class InvalidTableOperationException(detail: String, cause: Throwable = null)
     extends SiltException(detail, cause)
+
+/** A deletion vector cannot be read or does not match its descriptor; names the DV and the data file. */
+class CorruptDeletionVectorException(val dataFile: String, val dv: String, detail: String, cause: Throwable = null)
+    extends SiltException(s"deletion vector $dv of data file $dataFile: $detail", cause)
