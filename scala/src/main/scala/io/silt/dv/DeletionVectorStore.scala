@@ -57,6 +57,9 @@ object DeletionVectorStore {
       crc.update(bytes)
       if (crc.getValue.toInt != expected) fail(f"checksum mismatch in $path at offset $offset: stored $expected%08x, computed ${crc.getValue}%08x")
       bytes
+    } catch {
+      case e: CorruptDeletionVectorException => throw e
+      case e: java.io.IOException => fail(s"cannot read $path: $e", e)
     } finally in.close()
   }
 
