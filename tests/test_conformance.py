@@ -18,9 +18,6 @@ from conftest import CONFORMANCE_DIR, copy_table, load_canon
 
 # The one list of not-yet-implemented features: feature tag -> why.
 NOT_YET = {
-    "dv": "deletion vectors: issue 4",
-    "dv-inline": "inline deletion vectors: issue 4",
-    "dv-absolute-path": "absolute-path deletion vectors: issue 4",
     "checkpoint-v2-json": "V2 checkpoints (JSON): issue 5",
     "checkpoint-v2-parquet": "V2 checkpoints (Parquet): issue 5",
     "sidecars": "V2 checkpoint sidecars: issue 5",

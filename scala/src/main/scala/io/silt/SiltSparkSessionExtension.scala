@@ -3,6 +3,7 @@ package io.silt
 import io.silt.catalog.ResolveSiltRelations
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
+import io.silt.read.ApplyDeletionVectors
 import io.silt.sql.SiltSqlParser
 import org.apache.spark.sql.SparkSessionExtensions
 
@@ -16,6 +17,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectParser((_, delegate) => new SiltSqlParser(delegate))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
+    ext.injectOptimizerRule(_ => ApplyDeletionVectors)
     ext.injectFunction(SiltFunctions.interleaveBits)
     ext.injectFunction(SiltFunctions.rangePartitionId)
   }

@@ -25,14 +25,20 @@ object Z85 {
     sb.toString
   }
 
-  /** Decodes a string whose length is a multiple of 5; a character outside the alphabet is an error. */
+  /**
+   * Decodes a string whose length is a multiple of 5; a character outside the alphabet is an
+   * error. A last group that starts with k '#' characters (no full group can: 84 * 85^4 > 2^32)
+   * is a tail of 4 - k bytes written by padding-aware encoders such as Rust's z85 crate.
+   */
   def decode(s: String): Array[Byte] = {
     if (s.length % 5 != 0) throw new IllegalArgumentException(s"Z85 text length ${s.length} is not a multiple of 5")
-    val out = new Array[Byte](s.length / 5 * 4)
+    val out = new java.io.ByteArrayOutputStream(s.length / 5 * 4)
     var i = 0
     while (i < s.length) {
+      val isLast = i + 5 == s.length
+      val missing = if (isLast) s.substring(i, i + 3).takeWhile(_ == '#').length else 0
       var v = 0L
-      var j = 0
+      var j = missing
       while (j < 5) {
         val c = s.charAt(i + j)
         val d = if (c < 128) Decode(c) else -1
@@ -40,12 +46,12 @@ object Z85 {
         v = v * 85 + d
         j += 1
       }
-      if (v > 0xffffffffL) throw new IllegalArgumentException(s"Z85 group at position $i overflows 32 bits")
-      val o = i / 5 * 4
-      out(o) = (v >>> 24).toByte; out(o + 1) = (v >>> 16).toByte; out(o + 2) = (v >>> 8).toByte; out(o + 3) = v.toByte
+      val bytes = 4 - missing
+      if (v >= (1L << (8 * bytes))) throw new IllegalArgumentException(s"Z85 group at position $i overflows $bytes bytes")
+      (bytes - 1 to 0 by -1).foreach(b => out.write((v >>> (8 * b)).toInt & 0xff))
       i += 5
     }
-    out
+    out.toByteArray
   }
 
   /** The 16 bytes of a UUID (most significant half first) as 20 characters. */

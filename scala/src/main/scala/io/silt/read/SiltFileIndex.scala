@@ -1,11 +1,12 @@
 package io.silt.read
 
+import io.silt.dv.DeletedRowMarker
 import io.silt.log.{AddFile, Snapshot}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
+import org.apache.spark.sql.execution.datasources.{FileIndex, FileStatusWithMetadata, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -33,12 +34,17 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, val files
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
     val files = matchingFiles(partitionFilters, dataFilters)
     files.groupBy(_.partitionValues).toSeq.map { case (_, group) =>
-      PartitionDirectory(PartitionPruning.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus).toArray)
+      PartitionDirectory(PartitionPruning.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus))
     }
   }
 
-  private def toStatus(a: AddFile): FileStatus =
-    new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
+  /** A file with a deletion vector carries its descriptor to the reader in the executors. */
+  private def toStatus(a: AddFile): FileStatusWithMetadata = {
+    val status = new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
+    val metadata: Map[String, Any] = a.deletionVector.map(dv => Map[String, Any](
+      DeletedRowMarker.DescriptorKey -> dv, DeletedRowMarker.TablePathKey -> snapshot.tablePath.toString)).getOrElse(Map.empty)
+    FileStatusWithMetadata(status, metadata)
+  }
 
   override def inputFiles: Array[String] = files.map(a => snapshot.filePath(a).toString).toArray
 

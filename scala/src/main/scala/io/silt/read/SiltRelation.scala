@@ -1,7 +1,6 @@
 package io.silt.read
 
 import io.silt.log.{AddFile, Snapshot, TableLog}
-import io.silt.write.SiltParquetFileFormat
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 

@@ -3,6 +3,7 @@ package io.silt.write
 import java.util.UUID
 
 import io.silt.log.{AddFile, Metadata, TablePaths}
+import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}

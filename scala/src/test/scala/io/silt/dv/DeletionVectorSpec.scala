@@ -19,6 +19,9 @@ class DeletionVectorSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
     val d = DeletionVectorDescriptor("u", "ab^-aqEH.-t@S}K{vb[*k^", Some(1), 10, 1)
     assert(d.filePath(new Path("file:/t")) == new Path("file:/t/ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin"))
+    // a padded tail: two '#' say two bytes are missing, "093" is 0x0300
+    assert(hex(Z85.decode("00000##093")) == "000000000300")
+    intercept[IllegalArgumentException](Z85.decode("$$$$$"))
     intercept[IllegalArgumentException](Z85.decode("abcd~"))
     intercept[IllegalArgumentException](Z85.decode("abcd"))
   }

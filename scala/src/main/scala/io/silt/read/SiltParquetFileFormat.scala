@@ -1,0 +1,71 @@
+package io.silt.read
+
+import io.silt.dv.{DeletedRowMarker, DeletionVectorDescriptor, DeletionVectorStore}
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.Job
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.{OutputWriterFactory, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.{LongType, StructField, StructType}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+import org.apache.spark.util.SerializableConfiguration
+
+/**
+ * Spark's Parquet format with two additions: writes keep timestamps as INT64 microseconds (not
+ * the legacy INT96) so that every Delta reader reads them, and reads fill the deleted-row flag
+ * of files with deletion vectors (see [[DeletedRowMarker]]).
+ */
+class SiltParquetFileFormat extends ParquetFileFormat {
+
+  override def prepareWrite(spark: SparkSession, job: Job, options: Map[String, String], dataSchema: StructType): OutputWriterFactory = {
+    val factory = super.prepareWrite(spark, job, options, dataSchema)
+    job.getConfiguration.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
+    factory
+  }
+
+  override def buildReaderWithPartitionValues(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val flagPosition = requiredSchema.fieldNames.indexOf(DeletedRowMarker.ColumnName)
+    if (flagPosition < 0) {
+      return super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    }
+    val rowIndexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
+    val withoutFlag = StructType(requiredSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
+    val keepRowIndex = withoutFlag.fieldNames.contains(rowIndexName)
+    val readSchema = if (keepRowIndex) withoutFlag else withoutFlag.add(StructField(rowIndexName, LongType, nullable = true))
+    val rowIndexPosition = readSchema.fieldNames.indexOf(rowIndexName)
+    val readDataSchema = StructType(dataSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
+    val usable = filters.filterNot(_.references.contains(DeletedRowMarker.ColumnName))
+    val reader = super.buildReaderWithPartitionValues(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf)
+    val conf = new SerializableConfiguration(hadoopConf)
+    val offHeap = spark.sessionState.conf.offHeapColumnVectorEnabled
+
+    (file: PartitionedFile) => {
+      val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowMarker.DescriptorKey).map { d =>
+        val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowMarker.TablePathKey).toString)
+        DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value)
+      }
+      val marker = new DeletedRowMarker(deleted, readSchema, rowIndexPosition, keepRowIndex, requiredSchema,
+        flagPosition, partitionSchema, offHeap)
+      // The reader hands out ColumnarBatches through its Iterator[InternalRow] when vectorized.
+      reader(file).asInstanceOf[Iterator[AnyRef]].map {
+        case batch: ColumnarBatch => marker.markBatch(batch)
+        case row: InternalRow => marker.markRow(row)
+      }.asInstanceOf[Iterator[InternalRow]]
+    }
+  }
+
+  override def toString: String = "Parquet"
+  override def equals(other: Any): Boolean = other.isInstanceOf[SiltParquetFileFormat]
+  override def hashCode(): Int = getClass.hashCode()
+}
