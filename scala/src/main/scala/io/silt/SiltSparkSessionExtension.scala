@@ -1,6 +1,7 @@
 package io.silt
 
 import io.silt.catalog.ResolveSiltRelations
+import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
 import io.silt.read.ApplyDeletionVectors
@@ -16,6 +17,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit = {
     ext.injectParser((_, delegate) => new SiltSqlParser(delegate))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
+    ext.injectResolutionRule(_ => ResolveDml)
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
     ext.injectOptimizerRule(_ => ApplyDeletionVectors)
     ext.injectFunction(SiltFunctions.interleaveBits)

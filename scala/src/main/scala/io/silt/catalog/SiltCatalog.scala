@@ -53,6 +53,23 @@ class SiltCatalog extends DelegatingCatalogExtension {
     }
   }
 
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
+    case t: SiltTableV2 =>
+      val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
+      val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }
+      changes.filterNot(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
+        .headOption.foreach { c =>
+          throw new InvalidTableOperationException(s"ALTER TABLE ${t.name()}: ${c.getClass.getSimpleName} is not supported on Silt tables yet")
+        }
+      TableWriter.alterProperties(spark, t.path, set.filter { case (k, _) => !SiltCatalog.ReservedProperties.contains(k) },
+        unset.filterNot(SiltCatalog.ReservedProperties.contains))
+      t.catalogTable.foreach { entry =>
+        spark.sessionState.catalog.alterTable(entry.copy(properties = entry.properties -- unset ++ set))
+      }
+      loadTable(ident)
+    case _ => super.alterTable(ident, changes: _*)
+  }
+
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val props = properties.asScala.toMap

@@ -16,7 +16,7 @@ object TableFeatures {
 
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
-    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata")
+    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata", "deletionVectors")
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -64,6 +64,10 @@ object TableFeatures {
     if (containsType(schema, _.isInstanceOf[TimestampNTZType])) {
       readerFeatures += "timestampNtz"
       writerFeatures += "timestampNtz"
+    }
+    if (configuration.get("delta.enableDeletionVectors").exists(_.equalsIgnoreCase("true"))) {
+      readerFeatures += "deletionVectors"
+      writerFeatures += "deletionVectors"
     }
     if (configuration.get("delta.appendOnly").exists(_.equalsIgnoreCase("true"))) {
       writerFeatures += "appendOnly"

@@ -99,6 +99,22 @@ object TableWriter {
       "properties" -> ActionCodec.mapper.writeValueAsString(scala.jdk.CollectionConverters.MapHasAsJava(properties).asJava))))
   }
 
+  /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
+  def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String]): Long = {
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
+    if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
+    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val current = txn.metadata
+    val m = current.copy(configuration = current.configuration -- unset ++ set)
+    txn.updateMetadata(m)
+    upgradeProtocol(txn, m)
+    val op = if (set.nonEmpty) Operation("SET TBLPROPERTIES", Map("properties" -> ActionCodec.mapper.writeValueAsString(
+      scala.jdk.CollectionConverters.MapHasAsJava(set).asJava)))
+      else Operation("UNSET TBLPROPERTIES", Map("properties" -> ActionCodec.jsonArray(unset)))
+    txn.readFiles(Nil)
+    txn.commit(Nil, op)
+  }
+
   /** Sets the transaction's metadata (and protocol) for writing data of `dataSchema`; returns it. */
   private def prepareMetadata(txn: OptimisticTransaction, dataSchema: StructType, opts: WriteOptions,
       overwrite: Boolean): Metadata = {

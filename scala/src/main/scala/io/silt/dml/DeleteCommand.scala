@@ -1,0 +1,49 @@
+package io.silt.dml
+
+import io.silt.log.ActionCodec
+import io.silt.stats.FileStats
+import io.silt.txn.Operation
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, CaseWhen, Expression, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types.LongType
+
+/**
+ * DELETE FROM t [WHERE condition]. A condition on partition columns only drops whole files
+ * without reading them; otherwise matching rows are marked in deletion vectors, or the files
+ * holding them are rewritten without them when the table has deletion vectors off.
+ */
+final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression]) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = Seq(AttributeReference("num_affected_rows", LongType, nullable = false)())
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val DmlTarget(t) = target
+    val txn = t.startTransaction(spark)
+    val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
+    val candidates = t.candidateFiles(condition)
+    txn.readFiles(candidates)
+    if (candidates.isEmpty) return Seq(Row(0L))
+    val wholeFiles = condition.forall(t.onlyPartitionColumns)
+    if (wholeFiles) {
+      val now = System.currentTimeMillis()
+      val deleted = candidates.map(a => FileStats.parse(a.stats).numRecords.getOrElse(0L) -
+        a.deletionVector.map(_.cardinality).getOrElse(0L)).sum
+      txn.commit(candidates.map(_.remove(now)), Operation("DELETE", params,
+        Map("numRemovedFiles" -> candidates.size.toLong, "numDeletedRows" -> deleted)))
+      return Seq(Row(deleted))
+    }
+    val cond = condition.get
+    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
+    val useDvs = DeletionVectors.enabled(t.snapshot)
+    // With DVs only matching rows matter, so the condition can filter (and be pushed down).
+    val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChanges.Delete))
+      else (scan, RowChanges.actionOf(Seq(cond -> RowChanges.Delete), RowChanges.Keep))
+    val changes = RowChanges.project(t.relation.output, t.relation.output, path, row, action, input)
+    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
+      mayWriteRows = false, "DELETE", params)
+    Seq(Row(metrics.deleted))
+  }
+}

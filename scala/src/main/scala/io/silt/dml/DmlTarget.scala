@@ -1,0 +1,49 @@
+package io.silt.dml
+
+import io.silt.log.{AddFile, TableFeatures}
+import io.silt.read.{SiltFileIndex, SiltRelation}
+import io.silt.txn.OptimisticTransaction
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
+import org.apache.spark.sql.catalyst.expressions.{Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+
+/** The Silt table a DELETE, UPDATE or MERGE writes to, as the analyzer resolved it. */
+final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) extends PredicateHelper {
+  def snapshot = index.snapshot
+
+  /** A transaction on the snapshot the command's plan was analyzed against. */
+  def startTransaction(spark: SparkSession): OptimisticTransaction = {
+    TableFeatures.checkWritable(snapshot.tablePath.toString, snapshot.protocol, snapshot.metadata)
+    new OptimisticTransaction(io.silt.log.TableLog.forPath(spark, snapshot.tablePath.toString), Some(snapshot), spark)
+  }
+
+  /** The files that may hold rows matching `condition` (partition pruning and statistics). */
+  def candidateFiles(condition: Option[Expression]): Seq[AddFile] = {
+    val partitionColumns = snapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
+    val conjuncts = condition.toSeq.flatMap(splitConjunctivePredicates)
+    val (partitionFilters, dataFilters) = conjuncts.partition(_.references.forall(a => partitionColumns.contains(a.name.toLowerCase)))
+    index.matchingFiles(partitionFilters, dataFilters)
+  }
+
+  /** Whether a condition only reads partition columns (so whole files match or not). */
+  def onlyPartitionColumns(condition: Expression): Boolean = {
+    val partitionColumns = snapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
+    condition.references.forall(a => partitionColumns.contains(a.name.toLowerCase))
+  }
+
+  /** The same relation over just these files, with the same attribute ids. */
+  def scanOf(spark: SparkSession, files: Seq[AddFile]): LogicalRelation =
+    relation.copy(relation = SiltRelation.forFiles(spark, snapshot, files.toIndexedSeq))
+}
+
+object DmlTarget {
+  def unapply(plan: LogicalPlan): Option[DmlTarget] = EliminateSubqueryAliases(plan) match {
+    case l @ LogicalRelation(fs: HadoopFsRelation, _, _, _, _) => fs.location match {
+      case i: SiltFileIndex => Some(DmlTarget(l, i))
+      case _ => None
+    }
+    case _ => None
+  }
+}

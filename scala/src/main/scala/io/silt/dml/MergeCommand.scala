@@ -1,0 +1,97 @@
+package io.silt.dml
+
+import io.silt.log.ActionCodec
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types.LongType
+
+/**
+ * MERGE INTO target USING source ON condition WHEN MATCHED … WHEN NOT MATCHED … WHEN NOT
+ * MATCHED BY SOURCE …: one join of target and source decides, per row, the first clause that
+ * applies; changed and deleted target rows are marked (or their files rewritten), new and
+ * updated rows written. A target row that several source rows would change is an error.
+ */
+final case class MergeCommand(
+    target: LogicalPlan,
+    source: LogicalPlan,
+    condition: Expression,
+    matched: Seq[MergeAction],
+    notMatched: Seq[MergeAction],
+    notMatchedBySource: Seq[MergeAction]) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows")
+    .map(n => AttributeReference(n, LongType, nullable = false)())
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val DmlTarget(t) = target
+    val txn = t.startTransaction(spark)
+    val tz = spark.sessionState.conf.sessionLocalTimeZone
+    val candidates = t.snapshot.files
+    txn.readFiles(candidates)
+    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
+    val targetSide = Project(scan.output :+ Alias(Literal.TrueLiteral, "__silt_target_row")(), scan)
+    val sourceSide = Project(source.output :+ Alias(Literal.TrueLiteral, "__silt_source_row")(), source)
+    // Copy-on-write rewrites whole files, so it needs every target row, matched or not.
+    val allTargetRows = notMatchedBySource.nonEmpty || !DeletionVectors.enabled(t.snapshot)
+    val joinType = (allTargetRows, notMatched.nonEmpty) match {
+      case (true, true) => FullOuter
+      case (true, false) => LeftOuter
+      case (false, true) => RightOuter
+      case (false, false) => Inner
+    }
+    val join = Join(targetSide, sourceSide, joinType, Some(condition), JoinHint.NONE)
+    // Refer to the join's own output, whose outer sides are nullable.
+    def out(a: Attribute): Attribute = join.output.find(_.exprId == a.exprId).get
+    val hasTarget = IsNotNull(out(targetSide.output.last))
+    val hasSource = IsNotNull(out(sourceSide.output.last))
+    val columns = t.relation.output
+
+    val clauses: Seq[(Expression, MergeAction)] =
+      matched.map(a => And(And(hasTarget, hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
+        notMatched.map(a => And(Not(hasTarget), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
+        notMatchedBySource.map(a => And(Not(hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a)
+    val action = RowChanges.actionOf(clauses.map { case (c, a) => c -> MergeCommand.code(a) }, RowChanges.Keep)
+    val values = columns.map { c =>
+      val cases = clauses.collect {
+        case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, out(c), tz)
+        case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, Literal(null, c.dataType), tz)
+      }
+      if (cases.isEmpty) out(c) else CaseWhen(cases, out(c))
+    }
+    val changes = RowChanges.project(values, columns, out(path), out(row), action, join)
+    val params = Map("predicate" -> ActionCodec.jsonArray(Seq(condition.sql)),
+      "matchedPredicates" -> ActionCodec.jsonArray(matched.map(describe)),
+      "notMatchedPredicates" -> ActionCodec.jsonArray(notMatched.map(describe)),
+      "notMatchedBySourcePredicates" -> ActionCodec.jsonArray(notMatchedBySource.map(describe)))
+    val m = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
+      mayWriteRows = true, "MERGE", params)
+    Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
+  }
+
+  private def valueFor(assignments: Seq[Assignment], column: Attribute, default: Expression, tz: String): Expression =
+    assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
+      .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
+
+  private def describe(a: MergeAction): String = {
+    val kind = a match {
+      case _: UpdateAction => "update"
+      case _: DeleteAction => "delete"
+      case _: InsertAction => "insert"
+      case other => other.getClass.getSimpleName
+    }
+    s"""{"actionType":"$kind"${a.condition.map(c => s""","predicate":"${c.sql.replace("\"", "\\\"")}"""").getOrElse("")}}"""
+  }
+}
+
+object MergeCommand {
+  def code(a: MergeAction): Int = a match {
+    case _: UpdateAction => RowChanges.Update
+    case _: DeleteAction => RowChanges.Delete
+    case _: InsertAction => RowChanges.Insert
+    case other => throw new io.silt.errors.InvalidTableOperationException(s"MERGE action ${other.getClass.getSimpleName} is not supported")
+  }
+}

@@ -1,0 +1,55 @@
+package io.silt.dml
+
+import io.silt.errors.InvalidTableOperationException
+import io.silt.log.ActionCodec
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, CaseWhen, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{Assignment, Filter, LogicalPlan}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types.LongType
+
+/**
+ * UPDATE t SET col = value, … [WHERE condition]: the old versions of changed rows are marked in
+ * deletion vectors (or their files rewritten) and the new versions written to new files.
+ */
+final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment], condition: Option[Expression])
+    extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = Seq(AttributeReference("num_affected_rows", LongType, nullable = false)())
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val DmlTarget(t) = target
+    val txn = t.startTransaction(spark)
+    val tz = spark.sessionState.conf.sessionLocalTimeZone
+    val columns = t.relation.output
+    val newValues = columns.map { c =>
+      assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == c.exprId)
+        .map(a => RowChanges.castTo(a.value, c, tz)).getOrElse(c)
+    }
+    val candidates = t.candidateFiles(condition)
+    txn.readFiles(candidates)
+    if (candidates.isEmpty) return Seq(Row(0L))
+    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
+    val changes = if (DeletionVectors.enabled(t.snapshot)) {
+      val input = condition.map(Filter(_, scan)).getOrElse(scan)
+      RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChanges.Update), input)
+    } else {
+      val cond = condition.getOrElse(org.apache.spark.sql.catalyst.expressions.Literal.TrueLiteral)
+      val values = newValues.zip(columns).map { case (v, c) => if (v eq c) c else CaseWhen(Seq(cond -> v), c) }
+      RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChanges.Update), RowChanges.Keep), scan)
+    }
+    val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
+    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
+      mayWriteRows = true, "UPDATE", params)
+    Seq(Row(metrics.updated))
+  }
+}
+
+object UpdateCommand {
+  /** The top-level column an assignment sets; nested fields are not supported. */
+  def assignedAttribute(a: Assignment): Attribute = a.key match {
+    case attr: Attribute => attr
+    case other => throw new InvalidTableOperationException(s"cannot assign to ${other.sql}: only top-level columns can be set")
+  }
+}
