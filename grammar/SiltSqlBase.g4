@@ -15,8 +15,11 @@ singleStatement
 statement
     : (DESCRIBE | DESC) HISTORY table=tableRef (LIMIT limit=INTEGER_VALUE)?   #describeHistory
     | (DESCRIBE | DESC) DETAIL table=tableRef                                 #describeDetail
+    | (DESCRIBE | DESC) FILES table=tableRef                                  #describeFiles
     | OPTIMIZE table=tableRef (WHERE partitionPredicate=predicateToken)?
         (zorderSpec)?                                                         #optimizeTable
+    | REORG TABLE table=tableRef (WHERE partitionPredicate=predicateToken)?
+        APPLY '(' PURGE ')'                                                   #reorgTable
     | .*?                                                                     #passThrough
     ;
 
@@ -47,18 +50,23 @@ identifier
     ;
 
 nonReserved
-    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER
+    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES
     ;
 
 DESCRIBE: 'DESCRIBE';
 DESC: 'DESC';
 HISTORY: 'HISTORY';
 DETAIL: 'DETAIL';
+FILES: 'FILES';
 LIMIT: 'LIMIT';
 OPTIMIZE: 'OPTIMIZE';
 WHERE: 'WHERE';
 ZORDER: 'ZORDER';
 BY: 'BY';
+REORG: 'REORG';
+TABLE: 'TABLE';
+APPLY: 'APPLY';
+PURGE: 'PURGE';
 
 STRING
     : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''

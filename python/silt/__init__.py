@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from silt.errors import (
     ConcurrentModificationException,
+    CorruptDeletionVectorException,
     CorruptLogException,
     InvalidTableOperationException,
     MissingCommitException,
@@ -28,6 +29,7 @@ __all__ = [
     "SiltTable",
     "SiltException",
     "ConcurrentModificationException",
+    "CorruptDeletionVectorException",
     "CorruptLogException",
     "InvalidTableOperationException",
     "MissingCommitException",

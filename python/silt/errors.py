@@ -48,6 +48,10 @@ class InvalidTableOperationException(SiltException):
     """The operation is not valid for this table or these arguments."""
 
 
+class CorruptDeletionVectorException(SiltException):
+    """A deletion vector cannot be read or does not match its descriptor; names the DV and data file."""
+
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -59,6 +63,7 @@ _BY_NAME = {
         SchemaMismatchException,
         ConcurrentModificationException,
         InvalidTableOperationException,
+        CorruptDeletionVectorException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

@@ -1,7 +1,7 @@
 """``SiltTable``: a handle on one Silt table, built on SQL and the DataFrame API."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 from silt.errors import reraise
 
@@ -52,6 +52,37 @@ class SiltTable:
         """The commits, newest first. ``t.history(5).show()``"""
         sql = f"DESCRIBE HISTORY {self._ref}" + (f" LIMIT {int(limit)}" if limit is not None else "")
         return reraise(lambda: self._spark.sql(sql))
+
+    def files(self) -> "DataFrame":
+        """The live data files with statistics and deletion vectors. ``t.files().show()``"""
+        return reraise(lambda: self._spark.sql(f"DESCRIBE FILES {self._ref}"))
+
+    def deletion_vectors(self) -> "DataFrame":
+        """Per data file with a deletion vector: the descriptor and its deleted row count."""
+        from pyspark.sql import functions as F
+        return self.files().where(F.col("deletionVector").isNotNull()).select(
+            "path", "absolutePath", "deletionVector", "deletedRows", "numRecords")
+
+    def delete(self, condition: Optional[Union[str, "Column"]] = None) -> "DataFrame":
+        """Deletes the rows matching ``condition`` (all rows without one). ``t.delete("id = 3")``"""
+        sql = f"DELETE FROM {self._dml_ref}" + (f" WHERE {_condition_sql(condition)}" if condition is not None else "")
+        return reraise(lambda: self._spark.sql(sql))
+
+    def update(self, condition: Optional[Union[str, "Column"]] = None,
+               set: Optional[Mapping[str, Union[str, "Column"]]] = None) -> "DataFrame":
+        """Sets columns to SQL expressions where ``condition`` holds. ``t.update("id = 3", {"city": "'Lyon'"})``"""
+        if not set:
+            raise ValueError("update needs at least one column to set")
+        assignments = ", ".join(f"{_quote_ident(k)} = {_condition_sql(v)}" for k, v in set.items())
+        sql = f"UPDATE {self._dml_ref} SET {assignments}" + (
+            f" WHERE {_condition_sql(condition)}" if condition is not None else "")
+        return reraise(lambda: self._spark.sql(sql))
+
+    @property
+    def _dml_ref(self) -> str:
+        if self._path is not None:
+            return "silt.`" + self._path.replace("`", "``") + "`"
+        return str(self._name)
 
     def optimize(self) -> "OptimizeBuilder":
         """Starts an OPTIMIZE. ``t.optimize().where("day = 25").execute_zorder_by("city", "id")``"""

@@ -24,7 +24,8 @@ object OptimizeExecutor {
   /** One unit of work: files of one partition rewritten together. */
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
 
-  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], zOrderBy: Seq[String]): OptimizeMetrics = {
+  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], zOrderBy: Seq[String],
+      purge: Boolean = false): OptimizeMetrics = {
     val settings = OptimizeSettings.from(spark)
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
@@ -36,7 +37,7 @@ object OptimizeExecutor {
       PartitionPruning.resolvePartitionPredicate(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val considered = snapshot.files.filter(PartitionPruning.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
-    val bins = plan(considered, zOrderBy.nonEmpty, settings)
+    val bins = plan(considered, zOrderBy.nonEmpty, purge, settings)
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)
 
@@ -59,21 +60,40 @@ object OptimizeExecutor {
       zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats("curve-aligned", selected.size,
         selected.map(_.size).sum, added.size, results.map(_._2).sum)))
     if (bins.nonEmpty) {
-      val params = Map("predicate" -> ActionCodec.jsonArray(partitionPredicate.toSeq), "zOrderBy" -> ActionCodec.jsonArray(zOrderBy))
-      txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added, Operation("OPTIMIZE", params, metrics.operationMetrics))
+      val params = Map("predicate" -> ActionCodec.jsonArray(partitionPredicate.toSeq)) ++
+        (if (purge) Map("applyPurge" -> "true") else Map("zOrderBy" -> ActionCodec.jsonArray(zOrderBy)))
+      val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
+        "numDeletedRowsPurged" -> selected.flatMap(_.deletionVector.map(_.cardinality)).sum)
+      txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
+        Operation(if (purge) "REORG" else "OPTIMIZE", params, metrics.operationMetrics ++ dvMetrics))
     }
     metrics
   }
 
-  /** The bins to rewrite: per partition, every file for ZORDER, else small files packed by size. */
-  private def plan(files: Seq[AddFile], zOrder: Boolean, settings: OptimizeSettings): Seq[Bin] =
+  /**
+   * The bins to rewrite, per partition: for ZORDER every file; for REORG PURGE the files with
+   * deletion vectors; for compaction the small files and those with too many deleted rows.
+   * A bin of one file is only rewritten when that drops deleted rows.
+   */
+  private def plan(files: Seq[AddFile], zOrder: Boolean, purge: Boolean, settings: OptimizeSettings): Seq[Bin] =
     files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
       if (zOrder) Seq(Bin(values, inPartition))
       else {
-        val small = inPartition.filter(_.size < settings.minFileSize)
-        BinPacking.pack(small, settings.maxFileSize)(_.size).filter(_.size > 1).map(Bin(values, _))
+        def tooManyDeleted(a: AddFile) = deletedRatio(a) > settings.maxDeletedRowsRatio
+        val selected = if (purge) inPartition.filter(_.deletionVector.isDefined)
+          else inPartition.filter(a => a.size < settings.minFileSize || tooManyDeleted(a))
+        BinPacking.pack(selected, settings.maxFileSize)(_.size)
+          .filter(bin => bin.size > 1 || bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a))))
+          .map(Bin(values, _))
       }
     }
+
+  /** The share of a file's rows that its deletion vector deletes. */
+  private def deletedRatio(a: AddFile): Double = a.deletionVector match {
+    case None => 0.0
+    case Some(dv) => io.silt.stats.FileStats.parse(a.stats).numRecords.filter(_ > 0)
+      .map(n => dv.cardinality.toDouble / n).getOrElse(1.0)
+  }
 
   /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */
   private def rewrite(spark: SparkSession, snapshot: Snapshot, bin: Bin, zOrderBy: Seq[String],

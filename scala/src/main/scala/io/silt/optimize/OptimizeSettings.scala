@@ -8,7 +8,8 @@ final case class OptimizeSettings(
     maxFileSize: Long,
     maxThreads: Int,
     numRanges: Int,
-    addNoise: Boolean)
+    addNoise: Boolean,
+    maxDeletedRowsRatio: Double)
 
 object OptimizeSettings {
   val Prefix = "spark.silt.optimize."
@@ -22,7 +23,8 @@ object OptimizeSettings {
       maxFileSize = max,
       maxThreads = math.max(1, get("maxThreads", "15").toInt),
       numRanges = math.max(2, get("zorder.numRanges", "1024").toInt),
-      addNoise = get("zorder.addNoise", "true").toBoolean)
+      addNoise = get("zorder.addNoise", "true").toBoolean,
+      maxDeletedRowsRatio = get("maxDeletedRowsRatio", "0.05").toDouble)
   }
 
   /** A byte size such as 134217728, 128m or 1g. */

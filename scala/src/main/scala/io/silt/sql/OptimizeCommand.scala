@@ -5,16 +5,19 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
-/** OPTIMIZE table [WHERE partition predicate] [ZORDER BY (cols)]: returns (path, metrics). */
-final case class OptimizeCommand(table: TableRef, partitionPredicate: Option[String], zOrderBy: Seq[String])
-    extends LeafRunnableCommand {
+/**
+ * OPTIMIZE table [WHERE partition predicate] [ZORDER BY (cols)], and REORG TABLE table [WHERE …]
+ * APPLY (PURGE) (`purge`): returns (path, metrics).
+ */
+final case class OptimizeCommand(table: TableRef, partitionPredicate: Option[String], zOrderBy: Seq[String],
+    purge: Boolean = false) extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = OptimizeMetrics.outputSchema.map(f =>
     AttributeReference(f.name, f.dataType, f.nullable)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)
-    val metrics = OptimizeExecutor.run(spark, path, partitionPredicate, zOrderBy)
+    val metrics = OptimizeExecutor.run(spark, path, partitionPredicate, zOrderBy, purge)
     Seq(Row(path.toString, metrics.toRow))
   }
 }

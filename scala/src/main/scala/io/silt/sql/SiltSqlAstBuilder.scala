@@ -16,13 +16,21 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDescribeHistory(ctx: P.DescribeHistoryContext): LogicalPlan =
     DescribeHistoryCommand(tableRef(ctx.table), Option(ctx.limit).map(_.getText.toInt))
 
+  override def visitDescribeFiles(ctx: P.DescribeFilesContext): LogicalPlan =
+    DescribeFilesCommand(tableRef(ctx.table))
+
   override def visitDescribeDetail(ctx: P.DescribeDetailContext): LogicalPlan =
     DescribeDetailCommand(tableRef(ctx.table))
 
+  override def visitReorgTable(ctx: P.ReorgTableContext): LogicalPlan =
+    OptimizeCommand(tableRef(ctx.table), predicateText(ctx.partitionPredicate), Nil, purge = true)
+
+  private def predicateText(p: P.PredicateTokenContext): Option[String] = Option(p).map { p =>
+    p.start.getInputStream.getText(Interval.of(p.start.getStartIndex, p.stop.getStopIndex))
+  }
+
   override def visitOptimizeTable(ctx: P.OptimizeTableContext): LogicalPlan = {
-    val predicate = Option(ctx.partitionPredicate).map { p =>
-      p.start.getInputStream.getText(Interval.of(p.start.getStartIndex, p.stop.getStopIndex))
-    }
+    val predicate = predicateText(ctx.partitionPredicate)
     val columns = Option(ctx.zorderSpec).map(_.qualifiedName().asScala.map(q =>
       q.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString(".")).toSeq).getOrElse(Nil)
     OptimizeCommand(tableRef(ctx.table), predicate, columns)

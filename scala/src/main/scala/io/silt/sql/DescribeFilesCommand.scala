@@ -1,0 +1,54 @@
+package io.silt.sql
+
+import io.silt.log.TableLog
+import io.silt.stats.FileStats
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.types._
+
+/**
+ * DESCRIBE FILES: one row per live data file of the current version, with its statistics and
+ * deletion vector, so that tools (Python's SiltTable.files(), the CLI) never read the log themselves.
+ */
+final case class DescribeFilesCommand(table: TableRef) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = DescribeFilesCommand.schema.map(f => AttributeReference(f.name, f.dataType, f.nullable)())
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val s = TableLog.forPath(spark, table.path(spark).toString).latest()
+    s.files.map { a =>
+      val numRecords = FileStats.parse(a.stats).numRecords
+      val deleted = a.deletionVector.map(_.cardinality).getOrElse(0L)
+      Row(
+        a.path,
+        s.filePath(a).toString,
+        a.partitionValues,
+        a.size,
+        new java.sql.Timestamp(a.modificationTime),
+        numRecords.map(Long.box).orNull,
+        numRecords.map(n => Long.box(n - deleted)).orNull,
+        a.stats.orNull,
+        a.deletionVector.map(dv => Row(dv.storageType, dv.pathOrInlineDv, dv.offset.map(Int.box).orNull,
+          dv.sizeInBytes, dv.cardinality)).orNull,
+        deleted)
+    }
+  }
+}
+
+object DescribeFilesCommand {
+  val schema: StructType = StructType(Seq(
+    StructField("path", StringType, nullable = false),
+    StructField("absolutePath", StringType, nullable = false),
+    StructField("partitionValues", MapType(StringType, StringType)),
+    StructField("size", LongType, nullable = false),
+    StructField("modificationTime", TimestampType),
+    StructField("numRecords", LongType),
+    StructField("numLogicalRecords", LongType),
+    StructField("stats", StringType),
+    StructField("deletionVector", StructType(Seq(
+      StructField("storageType", StringType), StructField("pathOrInlineDv", StringType),
+      StructField("offset", IntegerType), StructField("sizeInBytes", IntegerType),
+      StructField("cardinality", LongType)))),
+    StructField("deletedRows", LongType, nullable = false)))
+}

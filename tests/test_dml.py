@@ -1,0 +1,187 @@
+"""DELETE, UPDATE and MERGE, with deletion vectors and copy-on-write; REORG PURGE; silt.dv."""
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import functions as F
+
+import silt
+import silt.dv
+from silt.errors import translate
+
+
+def make_table(spark, path, dvs, rows=3000, files_per_day=4):
+    spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, day INT, city STRING) USING silt PARTITIONED BY (day) "
+              f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{str(dvs).lower()}')")
+    (spark.range(0, rows, numPartitions=files_per_day)
+     .select("id", (F.col("id") % 3).cast("int").alias("day"),
+             F.concat(F.lit("c"), (F.col("id") % 7).cast("string")).alias("city"))
+     .write.format("silt").mode("append").save(path))
+    return silt.SiltTable.for_path(spark, path)
+
+
+def rows(spark, path):
+    return Counter(tuple(r) for r in spark.read.format("silt").load(path).collect())
+
+
+def data_files(path):
+    return sorted(str(p.relative_to(path)) for p in Path(path).rglob("*.parquet"))
+
+
+def last_metrics(spark, path):
+    return spark.sql(f"DESCRIBE HISTORY '{path}' LIMIT 1").first()
+
+
+def test_delete_marks_rows_without_rewriting_files(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    before_files = data_files(p)
+    assert t.delete("id % 10 = 0").first()["num_affected_rows"] == 300
+    assert data_files(p) == before_files
+    result = rows(spark, p)
+    assert sum(result.values()) == 2700 and all(r[0] % 10 for r in result)
+    h = last_metrics(spark, p)
+    assert h["operation"] == "DELETE" and h["operationMetrics"]["numDeletionVectorsAdded"] == "12"
+    # one DV file per task, not one per data file
+    assert 1 <= len(list(Path(p).glob("deletion_vector_*.bin"))) <= spark.sparkContext.defaultParallelism
+    # Python's DV reader agrees with the engine: the marked rows are exactly the deleted ones
+    for f in t.deletion_vectors().collect():
+        bitmap = silt.dv.load(f["deletionVector"].asDict(), p, f["path"])
+        assert len(bitmap) == f["deletedRows"]
+        ids = pq.read_table(f["absolutePath"].replace("file:", "")).column("id").to_pylist()
+        assert sorted(i for n, i in enumerate(ids) if n in bitmap) == sorted(i for i in ids if i % 10 == 0)
+
+
+def test_second_delete_unites_with_the_old_vector(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    t.delete("id % 10 = 0")
+    t.delete("id % 10 = 1")
+    h = last_metrics(spark, p)["operationMetrics"]
+    assert h["numDeletionVectorsUpdated"] == "12" and h["numDeletedRows"] == "300"
+    assert sum(rows(spark, p).values()) == 2400
+    stats = t.files().select("numRecords", "numLogicalRecords", "stats").collect()
+    assert all(r["numRecords"] - r["numLogicalRecords"] > 0 and '"tightBounds":false' in r["stats"] for r in stats)
+
+
+def test_deleting_every_row_of_a_file_removes_it(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    t.delete("id < 750")  # the first write task's files hold ids 0..749
+    files = t.files().collect()
+    assert all(r["numRecords"] > 0 for r in files)
+    assert sum(r["numLogicalRecords"] for r in files) == 2250
+    assert t.deletion_vectors().count() == 0
+
+
+def test_partition_predicate_drops_whole_files(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    assert t.delete("day = 1").first()["num_affected_rows"] == 1000
+    assert not list(Path(p).glob("*.bin"))
+    assert last_metrics(spark, p)["operationMetrics"]["numRemovedFiles"] == "4"
+
+
+@pytest.mark.parametrize("dvs", [True, False])
+def test_update_and_merge_agree_across_modes(spark, tmp_path, dvs):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=dvs, rows=600, files_per_day=2)
+    assert t.update("id < 30", {"city": "'UPD'"}).first()["num_affected_rows"] == 30
+    spark.range(590, 610).select("id", (F.col("id") % 3).cast("int").alias("day"), F.lit("M").alias("city")) \
+        .createOrReplaceTempView("merge_src")
+    m = spark.sql(f"MERGE INTO silt.`{p}` t USING merge_src s ON t.id = s.id "
+                  "WHEN MATCHED AND s.id % 2 = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET * "
+                  "WHEN NOT MATCHED THEN INSERT *").first()
+    assert (m["num_updated_rows"], m["num_deleted_rows"], m["num_inserted_rows"]) == (5, 5, 10)
+    got = rows(spark, p)
+    expected = Counter()
+    for i in range(0, 610):
+        if 590 <= i < 600 and i % 2 == 0:
+            continue
+        city = "UPD" if i < 30 else ("M" if i >= 590 else f"c{i % 7}")
+        expected[(i, i % 3, city)] += 1
+    assert got == expected
+    assert bool(list(Path(p).glob("*.bin"))) == dvs
+
+
+def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path):
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=True, rows=30, files_per_day=1)
+    spark.createDataFrame([(1, 1, "a"), (1, 1, "b")], "id long, day int, city string").createOrReplaceTempView("dup_src")
+    before = rows(spark, p)
+    with pytest.raises(Exception, match="more than once"):
+        spark.sql(f"MERGE INTO silt.`{p}` t USING dup_src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
+    assert rows(spark, p) == before
+
+
+def test_merge_not_matched_by_source(spark, tmp_path):
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=True, rows=10, files_per_day=1)
+    spark.range(0, 5).select("id", (F.col("id") % 3).cast("int").alias("day"), F.lit("kept").alias("city")) \
+        .createOrReplaceTempView("nmbs_src")
+    spark.sql(f"MERGE INTO silt.`{p}` t USING nmbs_src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET city = s.city "
+              "WHEN NOT MATCHED BY SOURCE THEN DELETE")
+    assert sorted(r["id"] for r in spark.read.format("silt").load(p).collect()) == [0, 1, 2, 3, 4]
+
+
+def test_deletion_vectors_need_the_property(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=False)
+    t.delete("id = 5")
+    assert not list(Path(p).glob("*.bin"))
+    assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["minReaderVersion"] == 1
+    spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    d = spark.sql(f"DESCRIBE DETAIL '{p}'").first()
+    assert (d["minReaderVersion"], d["minWriterVersion"]) == (3, 7) and "deletionVectors" in d["tableFeatures"]
+    t.delete("id = 6")
+    assert list(Path(p).glob("*.bin"))
+
+
+def test_optimize_and_reorg_purge_deleted_rows(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    t.delete("id % 10 = 0")  # 10% deleted: above the default 5% ratio
+    before = rows(spark, p)
+    m = spark.sql(f"OPTIMIZE '{p}' WHERE day = 0").first()["metrics"]
+    assert m["numFilesRemoved"] == 4
+    assert t.deletion_vectors().count() == 8
+    m = spark.sql(f"REORG TABLE '{p}' APPLY (PURGE)").first()["metrics"]
+    assert m["numFilesRemoved"] == 8
+    assert t.deletion_vectors().count() == 0
+    assert rows(spark, p) == before
+    assert last_metrics(spark, p)["operation"] == "REORG"
+    assert sum(r["numRecords"] for r in t.files().collect()) == 2700
+
+
+def test_corrupt_deletion_vector_is_named(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True, rows=100, files_per_day=1)
+    t.delete("id = 3")
+    dv_file = next(Path(p).glob("deletion_vector_*.bin"))
+    data = bytearray(dv_file.read_bytes())
+    data[-6] ^= 0xFF
+    dv_file.write_bytes(bytes(data))
+    crc = dv_file.parent / f".{dv_file.name}.crc"
+    crc.unlink(missing_ok=True)
+    with pytest.raises(Exception) as info:
+        spark.read.format("silt").load(p).collect()
+    assert "CorruptDeletionVectorException" in str(info.value) and dv_file.name in str(info.value)
+    with pytest.raises(silt.CorruptDeletionVectorException, match="checksum"):
+        f = t.deletion_vectors().first()
+        silt.dv.load(f["deletionVector"].asDict(), p, f["path"])
+
+
+def test_peers_read_tables_with_deletion_vectors(spark, tmp_path):
+    deltalake = pytest.importorskip("deltalake")
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True, rows=500, files_per_day=2)
+    t.delete("id % 7 = 0")
+    ours = sorted(r["id"] for r in spark.read.format("silt").load(p).collect())
+    # delta-rs applies deletion vectors in its query engine (to_pyarrow_table refuses DV tables)
+    result = deltalake.QueryBuilder().register("t", deltalake.DeltaTable(p)).execute("SELECT id FROM t").read_all()
+    theirs = sorted(pa.table(result).column("id").to_pylist())
+    assert theirs == ours and len(ours) == 500 - 72
+    from test_interop import read_duckdb
+    assert sorted(read_duckdb(p).column("id").to_pylist()) == ours
