@@ -103,6 +103,75 @@ def say(msg):
     print(msg, flush=True)
 
 
+# ------------------------------------------------------------------ what else the machine did during a run
+
+def _proc_cpu(pid):
+    """CPU seconds (user + system) used so far by one process."""
+    try:
+        st = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    f = st[st.rindex(")") + 2:].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _system_busy():
+    """Busy CPU seconds of the whole machine so far (all but idle and iowait)."""
+    try:
+        f = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except OSError:
+        return 0.0
+    return (sum(f[:8]) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
+
+
+class Accounting:
+    """Measures one timed run: its wall time, the CPU its JVM used, the CPU the rest of the
+    machine used meanwhile (other processes: a busy machine makes the seconds meaningless), and
+    the Spark stages it ran (from the JVM's status store; best effort, internal API)."""
+
+    def __init__(self, spark):
+        self.spark = spark
+        self.jvm_pid = getattr(getattr(spark.sparkContext._gateway, "proc", None), "pid", None)
+
+    def _stages(self):
+        try:
+            jvm, gw = self.spark._jvm, self.spark.sparkContext._gateway
+            lst = self.spark._jsc.sc().statusStore().stageList(
+                None, False, False, gw.new_array(jvm.double, 0), jvm.java.util.ArrayList())
+            out = {}
+            for i in range(lst.size()):
+                st = lst.apply(i)
+                sub, comp = st.submissionTime(), st.completionTime()
+                if st.numTasks() == 0 or not comp.isDefined():
+                    continue
+                out[(st.stageId(), st.attemptId())] = {
+                    "stage": st.stageId(), "name": st.name()[:48], "tasks": st.numTasks(),
+                    "wall_s": round((comp.get().getTime() - sub.get().getTime()) / 1000, 2),
+                    "task_run_s": round(st.executorRunTime() / 1000, 2),
+                    "task_cpu_s": round(st.executorCpuTime() / 1e9, 2),
+                    "gc_s": round(st.jvmGcTime() / 1000, 2),
+                    "shuffle_write_mb": round(st.shuffleWriteBytes() / 2**20, 1)}
+            return out
+        except Exception:  # noqa: BLE001 - diagnostics only
+            return None
+
+    def run(self, fn):
+        before = self._stages()
+        b_sys, b_jvm, b_self, t0 = _system_busy(), _proc_cpu(self.jvm_pid), _proc_cpu(os.getpid()), time.perf_counter()
+        out = fn()
+        wall = time.perf_counter() - t0
+        sys_cpu, jvm_cpu = _system_busy() - b_sys, _proc_cpu(self.jvm_pid) - b_jvm
+        other = max(0.0, sys_cpu - jvm_cpu - (_proc_cpu(os.getpid()) - b_self))
+        after = self._stages()
+        stages = None if before is None or after is None else [v for k, v in sorted(after.items()) if k not in before]
+        acct = {"seconds": wall, "jvm_cpu_s": round(jvm_cpu, 1),
+                "other_load": round(other / (wall * (os.cpu_count() or 1)), 3), "stages": stages}
+        return wall, out, acct
+
+
+LOAD_WARNING = 0.10  # other processes used more than this share of the machine during a timed run
+
+
 # ------------------------------------------------------------------ the data
 
 def _spread(v):
@@ -288,7 +357,9 @@ def worker_silt(p):
     for k, v in SHARED_CONF.items():
         if not k.startswith("spark.driver") and spark.conf.get(k) != v:
             raise RuntimeError(f"bench session has {k}={spark.conf.get(k)}, expected {v}")
-    out = {"spark": spark.version, "layouts": {}, "seconds": {"silt": [], "floor": []}, "silt_metrics": []}
+    acct = Accounting(spark)
+    out = {"spark": spark.version, "layouts": {}, "seconds": {"silt": [], "floor": []},
+           "runs": {"silt": [], "floor": []}, "silt_metrics": []}
     inp = scratch / "input"
     secs, _ = timed(lambda: gen_frame(spark, rows, nfiles).write.format("silt").mode("error").save(str(inp)))
     files, how = snapshot_files(inp)
@@ -308,22 +379,24 @@ def worker_silt(p):
     def optimize(path, cols, max_file_size):
         spark.conf.set("spark.silt.optimize.maxFileSize", str(max_file_size))
         try:
-            secs, res = timed(lambda: spark.sql(f"OPTIMIZE '{path}' ZORDER BY ({cols})").collect())
+            secs, res, a = acct.run(lambda: spark.sql(f"OPTIMIZE '{path}' ZORDER BY ({cols})").collect())
         finally:
             spark.conf.unset("spark.silt.optimize.maxFileSize")
-        return secs, res[0]["metrics"].asDict(recursive=True)
+        return secs, res[0]["metrics"].asDict(recursive=True), a
 
     def floor(src, dst):
-        return timed(lambda: spark.read.parquet(str(src)).repartitionByRange(nfiles, "k")
-                     .sortWithinPartitions("k").write.mode("error").parquet(str(dst)))[0]
+        secs, _, a = acct.run(lambda: spark.read.parquet(str(src)).repartitionByRange(nfiles, "k")
+                              .sortWithinPartitions("k").write.mode("error").parquet(str(dst)))
+        return secs, a
 
     # Warm-up (JIT, class loading, the code paths of both), not counted.
     warm = scratch / "warm"
-    gen_frame(spark, max(rows // 20, 10000), 8).write.format("silt").mode("error").save(str(warm))
+    wrows = max(rows // 50, 10000)
+    gen_frame(spark, wrows, 8).write.format("silt").mode("error").save(str(warm))
     wtotal = sum(f["size"] for f in snapshot_files(warm)[0])
-    ws, _ = optimize(warm, "x, y", max(1, wtotal // 8))
-    wf = floor(warm, scratch / "warm-floor")
-    say(f"  warm-up ({max(rows // 20, 10000):,} rows): silt {ws:.1f} s, floor {wf:.1f} s")
+    ws = optimize(warm, "x, y", max(1, wtotal // 8))[0]
+    wf = floor(warm, scratch / "warm-floor")[0]
+    say(f"  warm-up ({wrows:,} rows): silt {ws:.1f} s, floor {wf:.1f} s")
     rm(warm)
     rm(scratch / "warm-floor")
 
@@ -332,38 +405,39 @@ def worker_silt(p):
             if kind == "silt":
                 path = scratch / f"silt-{i}"
                 shutil.copytree(inp, path)
-                secs, metrics = optimize(path, "x, y", target)
+                secs, metrics, a = optimize(path, "x, y", target)
                 out["silt_metrics"].append(metrics)
                 out["layouts"].setdefault("silt_zorder_xy_reps", []).append(snapshot_files(path)[0])
                 rm(path)
-                extra = f" ({metrics['numFilesAdded']} files, {(metrics.get('zOrderStats') or {}).get('numOutputCubes')} cubes)"
+                extra = f", {metrics['numFilesAdded']} files, {(metrics.get('zOrderStats') or {}).get('numOutputCubes')} cubes"
             else:
                 path = scratch / f"floor-{i}"
-                secs = floor(inp, path)
+                secs, a = floor(inp, path)
                 if i == 0:
                     out["layouts"]["floor_morton"] = parquet_footer_files(path)
                 rm(path)
                 extra = ""
             out["seconds"][kind].append(secs)
-            say(f"  {kind:5s} rep {i}: {secs:6.2f} s{extra}")
+            out["runs"][kind].append(a)
+            say(f"  {kind:5s} rep {i}: {secs:6.2f} s (JVM CPU {a['jvm_cpu_s']:.0f} s, other load {a['other_load']:.0%}{extra})")
 
     # The linear sort, written by Silt.
     path = scratch / "linear"
-    secs, _ = timed(lambda: spark.read.format("silt").load(str(inp)).repartitionByRange(nfiles, "x", "y")
-                    .sortWithinPartitions("x", "y").write.format("silt").mode("error").save(str(path)))
+    secs, _, a = acct.run(lambda: spark.read.format("silt").load(str(inp)).repartitionByRange(nfiles, "x", "y")
+                          .sortWithinPartitions("x", "y").write.format("silt").mode("error").save(str(path)))
     out["layouts"]["linear_xy"] = snapshot_files(path)[0]
-    out["linear_seconds"] = secs
+    out["linear_seconds"], out["linear_run"] = secs, a
     rm(path)
-    say(f"  linear sort (x, y) written by Silt: {secs:.2f} s")
+    say(f"  linear sort (x, y) written by Silt: {secs:.2f} s (other load {a['other_load']:.0%})")
 
     # ZORDER BY (x, s).
     path = scratch / "silt-xs"
     shutil.copytree(inp, path)
-    secs, metrics = optimize(path, "x, s", target)
+    secs, metrics, a = optimize(path, "x, s", target)
     out["layouts"]["silt_zorder_xs"] = snapshot_files(path)[0]
-    out["xs_seconds"], out["xs_metrics"] = secs, metrics
+    out["xs_seconds"], out["xs_metrics"], out["xs_run"] = secs, metrics, a
     rm(path)
-    say(f"  silt ZORDER BY (x, s): {secs:.2f} s ({metrics['numFilesAdded']} files)")
+    say(f"  silt ZORDER BY (x, s): {secs:.2f} s ({metrics['numFilesAdded']} files, other load {a['other_load']:.0%})")
     spark.stop()
     return out
 
@@ -383,57 +457,76 @@ def worker_reference(p):
         b = b.config(k, v)
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    acct = Accounting(spark)
     conf = "spark.databricks.delta.optimize.maxFileSize"
 
     def optimize(path, max_file_size):
         spark.conf.set(conf, str(max_file_size))
-        secs, res = timed(lambda: spark.sql(f"OPTIMIZE delta.`{path}` ZORDER BY (x, y)").collect())
-        return secs, res[0]["metrics"].asDict(recursive=True)
+        secs, res, a = acct.run(lambda: spark.sql(f"OPTIMIZE delta.`{path}` ZORDER BY (x, y)").collect())
+        return secs, res[0]["metrics"].asDict(recursive=True), a
 
     warm = Path(p["scratch"]) / "ref-warm"
-    rows = max(p["rows"] // 20, 10000)
+    rows = max(p["rows"] // 50, 10000)
     gen_frame(spark, rows, 8).write.format("delta").mode("error").save(str(warm))
     wtotal = sum(f["size"] for f in snapshot_files(warm)[0])
-    ws, _ = optimize(warm, max(1, wtotal // 8))
+    ws = optimize(warm, max(1, wtotal // 8))[0]
     say(f"  reference warm-up ({rows:,} rows): {ws:.1f} s")
     rm(warm)
-    out = {"delta_package": DELTA_PACKAGE, "seconds": [], "metrics": []}
+    out = {"delta_package": DELTA_PACKAGE, "seconds": [], "metrics": [], "runs": []}
     for i, path in enumerate(p["tables"]):
-        secs, metrics = optimize(path, p["max_file_size"])
+        secs, metrics, a = optimize(path, p["max_file_size"])
         out["seconds"].append(secs)
+        out["runs"].append(a)
         out["metrics"].append({k: metrics.get(k) for k in ("numFilesAdded", "numFilesRemoved", "numBatches")})
-        say(f"  reference rep {i}: {secs:6.2f} s ({metrics.get('numFilesAdded')} files)")
+        say(f"  reference rep {i}: {secs:6.2f} s (JVM CPU {a['jvm_cpu_s']:.0f} s, other load {a['other_load']:.0%}, "
+            f"{metrics.get('numFilesAdded')} files)")
     spark.stop()
     return out
 
 
 # ------------------------------------------------------------------ delta-rs (in this process)
 
-def run_deltars(inp, scratch, nfiles, total):
-    """z_order on copies of the input; retargets once if the file count is far from nfiles."""
+# delta-rs closes a file when its writer's estimate of the in-progress size reaches target_size;
+# that estimate is not the compressed size, so target_size = bytes / files makes too many files.
+# This first guess was measured on this data at 10 M rows; other sizes are corrected by retrying.
+DELTA_RS_FIRST_GUESS = 1.13
+
+
+def run_deltars(inp, scratch, nfiles, total, rows, max_tries=3):
+    """z_order on copies of the input, retargeted (secant on rows per file) until it writes
+    about nfiles files (within nfiles / 16), at most max_tries times; the last try is kept."""
     import deltalake
     from deltalake import DeltaTable
-    target = total // nfiles
+    want = rows / nfiles
+    target = int(total / nfiles * DELTA_RS_FIRST_GUESS)
     tries = []
-    for attempt in range(2):
+    for attempt in range(max_tries):
         path = scratch / f"deltars-{attempt}"
         rm(path)
         shutil.copytree(inp, path)
+        b_sys, b_self = _system_busy(), _proc_cpu(os.getpid())
         secs, metrics = timed(lambda: DeltaTable(str(path)).optimize.z_order(["x", "y"], target_size=target))
+        other = max(0.0, _system_busy() - b_sys - (_proc_cpu(os.getpid()) - b_self)) / (secs * (os.cpu_count() or 1))
         files, how = snapshot_files(path)
-        tries.append({"target_size": target, "seconds": secs, "files": len(files),
+        tries.append({"target_size": target, "seconds": secs, "files": len(files), "other_load": round(other, 3),
                       "numFilesAdded": metrics.get("numFilesAdded")})
-        say(f"  delta-rs z_order, target_size {target:,}: {secs:.1f} s, {len(files)} files")
-        if abs(len(files) - nfiles) <= max(2, nfiles // 16) or attempt == 1:
-            # delta-rs reads the stats of its own commit: cross-check the JSON replay with get_add_actions
+        say(f"  delta-rs z_order, target_size {target:,}: {secs:.1f} s, {len(files)} files (other load {other:.0%})")
+        if abs(len(files) - nfiles) <= max(1, nfiles // 16) or attempt == max_tries - 1:
+            # cross-check the JSON replay with delta-rs' own reading of the table
             check = _files_from_delta_rs(path)
-            agree = (sorted((f["path"], f["min"].get("x"), f["max"].get("x")) for f in check)
-                     == sorted((f["path"], f["min"].get("x"), f["max"].get("x")) for f in files))
+            key = lambda fs: sorted((f["path"], f["min"].get("x"), f["max"].get("x"), f["rows"]) for f in fs)
+            agree = key(check) == key(files)
             rm(path)
             return {"version": deltalake.__version__, "tries": tries, "stats_read": how,
                     "replay_agrees_with_get_add_actions": agree}, files
-        target = max(1, int(target * len(files) / nfiles))
         rm(path)
+        got = rows / len(files)
+        if len(tries) >= 2 and tries[-2]["files"] != len(files):
+            t0, r0 = tries[-2]["target_size"], rows / tries[-2]["files"]
+            nxt = target + (want - got) * (target - t0) / (got - r0)
+        else:
+            nxt = target * want / got
+        target = max(1, int(nxt))
 
 
 # ------------------------------------------------------------------ orchestration
@@ -484,7 +577,7 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=1, queries=50, ref
         deltars_info = None
         if deltars:
             say("optimize: delta-rs:")
-            deltars_info, layouts["deltars_zorder"] = run_deltars(inp, SCRATCH, files, silt["input"]["bytes"])
+            deltars_info, layouts["deltars_zorder"] = run_deltars(inp, SCRATCH, files, silt["input"]["bytes"], rows)
         ref = None
         if reference:
             tables = []
@@ -509,10 +602,19 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=1, queries=50, ref
         speed = {"seconds": {"silt": s, "floor": f}, "median_seconds": {"silt": statistics.median(s),
                                                                          "floor": statistics.median(f)},
                  "ratios_silt_over_floor": pair, "median_ratio_silt_over_floor": statistics.median(pair)}
+        speed["runs"] = {"silt": silt["runs"]["silt"], "floor": silt["runs"]["floor"]}
+        # CPU the JVM used (all its threads): less sensitive than seconds to a busy machine
+        cpu_pairs = [a["jvm_cpu_s"] / b["jvm_cpu_s"] for a, b in zip(silt["runs"]["silt"], silt["runs"]["floor"])
+                     if b["jvm_cpu_s"] > 0]
+        speed["median_jvm_cpu_ratio_silt_over_floor"] = statistics.median(cpu_pairs) if cpu_pairs else None
         if ref:
+            speed["runs"]["reference"] = ref["runs"]
             speed["seconds"]["reference"] = ref["seconds"]
             speed["median_seconds"]["reference"] = statistics.median(ref["seconds"])
             speed["ratio_silt_over_reference"] = speed["median_seconds"]["silt"] / speed["median_seconds"]["reference"]
+        loaded = [f"{kind} rep {i} ({a['other_load']:.0%})" for kind, runs in speed["runs"].items()
+                  for i, a in enumerate(runs) if a["other_load"] > LOAD_WARNING]
+        speed["busy_machine_runs"] = loaded
         q = quality["silt_zorder_xy"]
         targets = {
             "range_x": {"target": TARGET_RANGE, "value": q["range_x"], "ok": q["range_x"] <= TARGET_RANGE},
@@ -592,6 +694,11 @@ def report_lines(r):
     if "silt_over_reference" in t:
         rows.append((f"ratio silt/reference (target < {TARGET_REFERENCE})",
                      f"{sp['ratio_silt_over_reference']:.3f} {'ok' if t['silt_over_reference']['ok'] else 'ABOVE TARGET'}"))
+    rows.append(("JVM CPU seconds, medians silt / floor" + (" / reference" if "reference" in m else ""),
+                 " / ".join(f"{statistics.median(a['jvm_cpu_s'] for a in sp['runs'][k]):.0f} s"
+                            for k in ("silt", "floor", "reference") if k in sp["runs"])))
+    if sp.get("median_jvm_cpu_ratio_silt_over_floor"):
+        rows.append(("JVM CPU ratio silt/floor, median of pairs", f"{sp['median_jvm_cpu_ratio_silt_over_floor']:.3f}"))
     rows.append(("silt ZORDER BY (x, s) (one run)", f"{r['silt_zorder_xs']['seconds']:.2f} s"))
     rows.append(("linear sort (x, y) written by Silt (one run)", f"{r['linear_sort_seconds']:.2f} s"))
     if r.get("deltars"):
@@ -602,6 +709,9 @@ def report_lines(r):
         lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(row)))
         if j == 0:
             lines.append("  ".join("-" * x for x in w))
+    if sp.get("busy_machine_runs"):
+        lines.append(f"WARNING: other processes used more than {LOAD_WARNING:.0%} of the CPUs during: "
+                     f"{', '.join(sp['busy_machine_runs'])}; their seconds are not comparable")
     lines.append(f"input: {r['input']['files']} files, {r['input']['bytes'] / 2**20:.0f} MiB, {r['rows']:,} rows; "
                  f"maxFileSize {r['max_file_size']:,} bytes; all targets met: {r['all_targets_met']}")
     return lines

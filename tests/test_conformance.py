@@ -18,9 +18,6 @@ from conftest import CONFORMANCE_DIR, copy_table, load_canon
 
 # The one list of not-yet-implemented features: feature tag -> why.
 NOT_YET = {
-    "checkpoint-v2-json": "V2 checkpoints (JSON): issue 5",
-    "checkpoint-v2-parquet": "V2 checkpoints (Parquet): issue 5",
-    "sidecars": "V2 checkpoint sidecars: issue 5",
     "column-mapping-id": "column mapping (id mode) not implemented",
     "column-mapping-name": "column mapping (name mode) not implemented",
 }
@@ -126,3 +123,23 @@ def test_refuses_table(spark, entry, tmp_path):
     if must_contain:
         line = next(line for line in msg.splitlines() if f"[{cls}]" in line)
         assert must_contain in line, f"[{cls}] message does not name {must_contain!r}: {line}"
+
+
+CHECKPOINT_TAGS = {"checkpoint-v1", "checkpoint-multipart", "checkpoint-v2-json", "checkpoint-v2-parquet"}
+
+
+@pytest.mark.parametrize("entry", [p for p in _params("data")
+                                   if CHECKPOINT_TAGS & set(p.values[0]["features"])])
+def test_reads_table_from_its_checkpoint_alone(spark, entry, tmp_path):
+    """The same table with every commit before its newest checkpoint deleted (as log cleanup
+    does): the rows must now come from the checkpoint (and its sidecars), not from the commits."""
+    table = _prepare(entry, tmp_path)
+    log = table / "_delta_log"
+    versions = [int(p.name[:20]) for p in log.iterdir() if ".checkpoint." in p.name and p.name[:20].isdigit()]
+    newest = max(versions)
+    for p in list(log.iterdir()):
+        if p.name.endswith(".json") and p.name[:20].isdigit() and ".checkpoint." not in p.name \
+                and int(p.name[:20]) < newest:
+            p.unlink()
+    exp = _expected(entry)
+    _check(_read(spark, table), exp, f"{entry['name']} @ latest from checkpoint {newest}")

@@ -12,8 +12,14 @@ object FileNames {
   /** A classified `_delta_log` entry. */
   sealed trait LogFile { def version: Long }
   final case class CommitFile(version: Long) extends LogFile
-  final case class CheckpointFile(version: Long, part: Option[(Int, Int)], v2Uuid: Option[String])
+  final case class CheckpointFile(version: Long, part: Option[(Int, Int)], v2Uuid: Option[String], format: String = "parquet")
       extends LogFile
+
+  val LastCheckpoint = "_last_checkpoint"
+  val SidecarDir = "_sidecars"
+
+  def checkpointName(version: Long): String = f"$version%020d.checkpoint.parquet"
+  def v2CheckpointName(version: Long, uuid: String, format: String): String = f"$version%020d.checkpoint.$uuid.$format"
 
   def commitName(version: Long): String = f"$version%020d.json"
   def commitPath(logPath: Path, version: Long): Path = new Path(logPath, commitName(version))
@@ -22,7 +28,7 @@ object FileNames {
     case Commit(v) => Some(CommitFile(v.toLong))
     case ClassicCheckpoint(v) => Some(CheckpointFile(v.toLong, None, None))
     case MultiPartCheckpoint(v, p, n) => Some(CheckpointFile(v.toLong, Some((p.toInt, n.toInt)), None))
-    case V2Checkpoint(v, uuid, _) => Some(CheckpointFile(v.toLong, None, Some(uuid)))
+    case V2Checkpoint(v, uuid, format) => Some(CheckpointFile(v.toLong, None, Some(uuid), format))
     case _ => None
   }
 }

@@ -19,6 +19,13 @@ final class LogReplay(tablePath: Path) {
   private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): (String, String) =
     (TablePaths.canonical(tablePath, path), dv.map(_.uniqueId).getOrElse(""))
 
+  /** Forgets everything replayed so far. */
+  def reset(): this.type = {
+    live.clear(); tombstones.clear(); txns.clear(); domains.clear()
+    protocol = None; metadata = None
+    this
+  }
+
   /** Starts from an existing snapshot, so that newer commits can be applied incrementally. */
   def seed(s: Snapshot): this.type = {
     protocol = Some(s.protocol)

@@ -12,7 +12,7 @@ object TableFeatures {
   val MaxWriterVersion = 7
 
   /** Reader features whose semantics this engine implements when reading. */
-  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors")
+  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint")
 
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =

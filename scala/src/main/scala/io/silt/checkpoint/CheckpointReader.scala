@@ -1,0 +1,54 @@
+package io.silt.checkpoint
+
+import com.fasterxml.jackson.databind.JsonNode
+import io.silt.errors.CorruptLogException
+import io.silt.log.{Action, ActionCodec, FileNames, LogStore, UnknownAction}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Reads the actions of a checkpoint: classic and multi-part Parquet checkpoints, and V2
+ * checkpoints (JSON or Parquet) with their add and remove actions inline or in sidecar files.
+ * Parquet rows become the same single-action JSON objects as commit lines, so one codec reads both.
+ */
+object CheckpointReader {
+
+  def read(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
+    val top = cp.kind match {
+      case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
+      case _ => parquet(spark, cp.files.map(_.getPath))
+    }
+    val sidecars = top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
+    val inline = top.filter {
+      case UnknownAction("sidecar" | "checkpointMetadata", _) => false
+      case _ => true
+    }
+    inline ++ (if (sidecars.isEmpty) Nil else parquet(spark, sidecars))
+  }
+
+  private def jsonLines(store: LogStore, path: Path): Seq[Action] =
+    store.readLines(path).zipWithIndex.map { case (line, i) =>
+      try ActionCodec.fromJson(line) catch {
+        case e: Exception => throw new CorruptLogException(path.toString, s"line ${i + 1}: ${e.getMessage}", e)
+      }
+    }
+
+  private def parquet(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
+    val lines = try spark.read.parquet(paths.map(_.toString): _*).toJSON.collect() catch {
+      case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"cannot read the checkpoint: ${e.getMessage}", e)
+    }
+    lines.iterator.filter(_ != "{}").map { line =>
+      try ActionCodec.fromJson(line) catch {
+        case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"bad checkpoint row: ${e.getMessage}", e)
+      }
+    }.toSeq
+  }
+
+  /** A sidecar's path: relative to `_delta_log/_sidecars/`, or absolute. */
+  private def sidecarPath(logPath: Path, node: JsonNode): Path = {
+    val raw = Option(node.get("path")).map(_.asText).getOrElse(
+      throw new CorruptLogException(logPath.toString, "a sidecar action has no path"))
+    val p = new Path(new java.net.URI(raw))
+    if (p.isAbsolute) p else new Path(new Path(logPath, FileNames.SidecarDir), p)
+  }
+}
