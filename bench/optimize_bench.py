@@ -156,6 +156,7 @@ class Accounting:
             return None
 
     def run(self, fn):
+        waited = wait_for_quiet([p for p in (self.jvm_pid, os.getpid()) if p])
         before = self._stages()
         b_sys, b_jvm, b_self, t0 = _system_busy(), _proc_cpu(self.jvm_pid), _proc_cpu(os.getpid()), time.perf_counter()
         out = fn()
@@ -164,12 +165,28 @@ class Accounting:
         other = max(0.0, sys_cpu - jvm_cpu - (_proc_cpu(os.getpid()) - b_self))
         after = self._stages()
         stages = None if before is None or after is None else [v for k, v in sorted(after.items()) if k not in before]
-        acct = {"seconds": wall, "jvm_cpu_s": round(jvm_cpu, 1),
+        acct = {"seconds": wall, "jvm_cpu_s": round(jvm_cpu, 1), "waited_for_quiet_s": round(waited, 1),
                 "other_load": round(other / (wall * (os.cpu_count() or 1)), 3), "stages": stages}
         return wall, out, acct
 
 
 LOAD_WARNING = 0.10  # other processes used more than this share of the machine during a timed run
+QUIET_WAIT = 90      # seconds a timed run waits at most for the rest of the machine to go quiet
+
+
+def wait_for_quiet(own_pids, max_wait=QUIET_WAIT, sample=1.0):
+    """Waits (at most max_wait seconds) until processes other than ours use under LOAD_WARNING of
+    the CPUs over one sample; returns the seconds waited. The machine may be shared (builds, tests)."""
+    t0 = time.perf_counter()
+    while True:
+        b_sys, b_own = _system_busy(), sum(_proc_cpu(p) for p in own_pids)
+        time.sleep(sample)
+        other = max(0.0, _system_busy() - b_sys - (sum(_proc_cpu(p) for p in own_pids) - b_own))
+        waited = time.perf_counter() - t0
+        if other / (sample * (os.cpu_count() or 1)) < LOAD_WARNING or waited >= max_wait:
+            if waited > 2 * sample:
+                say(f"  (waited {waited:.0f} s for other processes to leave the CPUs)")
+            return waited
 
 
 # ------------------------------------------------------------------ the data
@@ -504,6 +521,7 @@ def run_deltars(inp, scratch, nfiles, total, rows, max_tries=3):
         path = scratch / f"deltars-{attempt}"
         rm(path)
         shutil.copytree(inp, path)
+        wait_for_quiet([os.getpid()])
         b_sys, b_self = _system_busy(), _proc_cpu(os.getpid())
         secs, metrics = timed(lambda: DeltaTable(str(path)).optimize.z_order(["x", "y"], target_size=target))
         other = max(0.0, _system_busy() - b_sys - (_proc_cpu(os.getpid()) - b_self)) / (secs * (os.cpu_count() or 1))
@@ -555,8 +573,13 @@ def environment():
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = ""
+    import hashlib
+    jars = sorted((REPO_ROOT / "python" / "silt" / "jars").glob("silt-spark_*.jar"))
+    jar = {"name": jars[-1].name, "sha256_12": hashlib.sha256(jars[-1].read_bytes()).hexdigest()[:12],
+           "mtime": dt.datetime.fromtimestamp(jars[-1].stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
+           } if jars else None
     return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "git_commit": commit, "spark": pyspark.__version__, "master": "local[2]",
+            "git_commit": commit, "silt_jar": jar, "spark": pyspark.__version__, "master": "local[2]",
             "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
 
 

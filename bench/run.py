@@ -7,13 +7,19 @@
   skipping   a table sorted by `key` and written as ~100 files; a selective query on `key`
              timed with data skipping on and off (`spark.silt.stats.skipping.enabled`),
              alternating; reports the files each scan reads and the time ratio off/on.
+  optimize   OPTIMIZE ... ZORDER BY (bench/optimize_bench.py, run first, in child processes of
+             its own so that only one JVM runs at a time): the files a 1% range / box predicate
+             must scan after Silt's ZORDER, a linear sort, delta-rs and the reference Delta Lake
+             (from the log's statistics), and the time of Silt's OPTIMIZE against the plain-Spark
+             floor and the reference Delta Lake.
 
 Results: bench/results/<benchmark>.json and a table on stdout. Scratch tables go to
 bench/results/tmp/ (ignored by git) and are removed afterwards.
 
-    .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping]
+    .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping|optimize]
 
-The whole run stays under ~5 minutes on 2 cores with the defaults.
+The write and skipping benchmarks take under ~5 minutes on 2 cores with the defaults, the
+optimize benchmark about 7 more.
 """
 import argparse
 import datetime as dt
@@ -31,6 +37,9 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
 SCRATCH_DIR = RESULTS_DIR / "tmp"
+
+sys.path.insert(0, str(BENCH_DIR))
+import optimize_bench  # noqa: E402  (bench/optimize_bench.py: imports nothing from here at load time)
 
 WRITE_TARGET_RATIO = 1.15
 SKIPPING_CONF = "spark.silt.stats.skipping.enabled"
@@ -221,6 +230,9 @@ def print_table(results):
                      ("skipping", "same answer both ways", str(r["answers_agree"]))]
             if r.get("warning"):
                 rows.append(("skipping", "WARNING", r["warning"]))
+        elif r["benchmark"] == "optimize":
+            rows += (optimize_bench.summary_rows(r) if "error" not in r
+                     else [("optimize", "FAILED", r["error"])])
     w = [max(len(str(row[i])) for row in rows) for i in range(3)]
     for j, row in enumerate(rows):
         print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
@@ -235,13 +247,31 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each write")
     ap.add_argument("--query-reps", type=int, default=5, help="repetitions of each query")
     ap.add_argument("--files", type=int, default=100, help="files of the skipping table")
-    ap.add_argument("--only", choices=["write", "skipping"])
+    ap.add_argument("--optimize-rows", type=int, default=10_000_000, help="rows of the optimize benchmark")
+    ap.add_argument("--optimize-reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and the floor")
+    ap.add_argument("--only", choices=["write", "skipping", "optimize"])
     args = ap.parse_args(argv)
 
     SCRATCH_DIR.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    spark = build_spark()
     results = []
+    if args.only in (None, "optimize"):
+        # First, before this process starts a JVM: the optimize benchmark runs its JVMs (Silt's,
+        # then the reference Delta Lake's) as child processes, one at a time.
+        rc = subprocess.run([sys.executable, str(BENCH_DIR / "optimize_bench.py"),
+                             "--rows", str(args.optimize_rows), "--reps", str(args.optimize_reps)]).returncode
+        out = RESULTS_DIR / "optimize.json"
+        if rc == 0 and out.exists():
+            results.append(json.loads(out.read_text()))
+        else:
+            results.append({"benchmark": "optimize", "error": f"bench/optimize_bench.py exited with {rc}"})
+    if args.only == "optimize":
+        rm(SCRATCH_DIR)
+        print()
+        print_table(results)
+        print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+        return 0 if "error" not in results[0] else 1
+    spark = build_spark()
     try:
         env = environment(spark)
         if args.only in (None, "write"):

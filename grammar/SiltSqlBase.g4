@@ -20,6 +20,8 @@ statement
         (zorderSpec)?                                                         #optimizeTable
     | REORG TABLE table=tableRef (WHERE partitionPredicate=predicateToken)?
         APPLY '(' PURGE ')'                                                   #reorgTable
+    | VACUUM table=tableRef (RETAIN number HOURS)? (DRY RUN)?                 #vacuumTable
+    | CHECKPOINT table=tableRef                                               #checkpointTable
     | .*?                                                                     #passThrough
     ;
 
@@ -39,6 +41,11 @@ tableRef
     | qualifiedName
     ;
 
+number
+    : INTEGER_VALUE
+    | DECIMAL_VALUE
+    ;
+
 qualifiedName
     : identifier ('.' identifier)*
     ;
@@ -50,7 +57,7 @@ identifier
     ;
 
 nonReserved
-    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES
+    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -58,6 +65,12 @@ DESC: 'DESC';
 HISTORY: 'HISTORY';
 DETAIL: 'DETAIL';
 FILES: 'FILES';
+VACUUM: 'VACUUM';
+RETAIN: 'RETAIN';
+HOURS: 'HOURS';
+DRY: 'DRY';
+RUN: 'RUN';
+CHECKPOINT: 'CHECKPOINT';
 LIMIT: 'LIMIT';
 OPTIMIZE: 'OPTIMIZE';
 WHERE: 'WHERE';
@@ -75,6 +88,11 @@ STRING
 
 INTEGER_VALUE
     : DIGIT+
+    ;
+
+DECIMAL_VALUE
+    : DIGIT+ '.' DIGIT*
+    | '.' DIGIT+
     ;
 
 IDENTIFIER

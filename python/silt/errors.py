@@ -71,6 +71,8 @@ _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")
 
 def translate(error: BaseException) -> Optional[SiltException]:
     """The Silt exception an engine error stands for, or None if it is not a Silt error."""
+    if isinstance(error, SiltException):
+        return error
     match = _TAG.search(str(error))
     if match and match.group(1) in _BY_NAME:
         return _BY_NAME[match.group(1)](match.group(2))

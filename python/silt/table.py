@@ -84,6 +84,15 @@ class SiltTable:
             return "silt.`" + self._path.replace("`", "``") + "`"
         return str(self._name)
 
+    def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False) -> "DataFrame":
+        """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them."""
+        sql = f"VACUUM {self._ref}" + (f" RETAIN {float(retention_hours)} HOURS" if retention_hours is not None else "")
+        return reraise(lambda: self._spark.sql(sql + (" DRY RUN" if dry_run else "")))
+
+    def checkpoint(self) -> "DataFrame":
+        """Writes a checkpoint of the current version now. ``t.checkpoint()``"""
+        return reraise(lambda: self._spark.sql(f"CHECKPOINT {self._ref}"))
+
     def optimize(self) -> "OptimizeBuilder":
         """Starts an OPTIMIZE. ``t.optimize().where("day = 25").execute_zorder_by("city", "id")``"""
         return OptimizeBuilder(self)

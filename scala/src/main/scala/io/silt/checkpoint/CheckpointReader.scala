@@ -14,16 +14,22 @@ import org.apache.spark.sql.SparkSession
 object CheckpointReader {
 
   def read(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
-    val top = cp.kind match {
-      case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
-      case _ => parquet(spark, cp.files.map(_.getPath))
-    }
+    val top = topLevel(spark, store, cp)
     val sidecars = top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
     val inline = top.filter {
       case UnknownAction("sidecar" | "checkpointMetadata", _) => false
       case _ => true
     }
     inline ++ (if (sidecars.isEmpty) Nil else parquet(spark, sidecars))
+  }
+
+  /** The sidecar files a checkpoint refers to (none for V1 checkpoints). */
+  def sidecarsOf(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Path] =
+    topLevel(spark, store, cp).collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
+
+  private def topLevel(spark: SparkSession, store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {
+    case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
+    case _ => parquet(spark, cp.files.map(_.getPath))
   }
 
   private def jsonLines(store: LogStore, path: Path): Seq[Action] =

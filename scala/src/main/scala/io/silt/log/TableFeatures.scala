@@ -16,7 +16,7 @@ object TableFeatures {
 
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
-    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata", "deletionVectors")
+    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata", "deletionVectors", "v2Checkpoint")
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -68,6 +68,10 @@ object TableFeatures {
     if (configuration.get("delta.enableDeletionVectors").exists(_.equalsIgnoreCase("true"))) {
       readerFeatures += "deletionVectors"
       writerFeatures += "deletionVectors"
+    }
+    if (configuration.get("delta.checkpointPolicy").exists(_.trim.equalsIgnoreCase("v2"))) {
+      readerFeatures += "v2Checkpoint"
+      writerFeatures += "v2Checkpoint"
     }
     if (configuration.get("delta.appendOnly").exists(_.equalsIgnoreCase("true"))) {
       writerFeatures += "appendOnly"

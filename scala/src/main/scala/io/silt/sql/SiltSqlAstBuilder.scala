@@ -16,6 +16,12 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDescribeHistory(ctx: P.DescribeHistoryContext): LogicalPlan =
     DescribeHistoryCommand(tableRef(ctx.table), Option(ctx.limit).map(_.getText.toInt))
 
+  override def visitVacuumTable(ctx: P.VacuumTableContext): LogicalPlan =
+    VacuumCommand(tableRef(ctx.table), Option(ctx.number).map(_.getText.toDouble), ctx.DRY != null)
+
+  override def visitCheckpointTable(ctx: P.CheckpointTableContext): LogicalPlan =
+    CheckpointCommand(tableRef(ctx.table))
+
   override def visitDescribeFiles(ctx: P.DescribeFilesContext): LogicalPlan =
     DescribeFilesCommand(tableRef(ctx.table))
 

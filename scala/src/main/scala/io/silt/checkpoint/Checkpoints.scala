@@ -1,0 +1,34 @@
+package io.silt.checkpoint
+
+import scala.util.control.NonFatal
+
+import io.silt.log.{Snapshot, TableLog, TableProperties}
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/** When to checkpoint: every `delta.checkpointInterval` commits, after the commit, never failing it. */
+object Checkpoints extends Logging {
+  val FailOnErrorKey = "spark.silt.checkpoint.failOnError"
+
+  /** The post-commit step: a checkpoint (then log cleanup) when `version` is due for one. */
+  def postCommit(spark: SparkSession, log: TableLog, version: Long): Unit = {
+    try {
+      val snapshot = log.snapshotAt(version)
+      val interval = TableProperties(snapshot.metadata.configuration).checkpointInterval
+      if (version > 0 && version % interval == 0) checkpoint(spark, log, snapshot)
+    } catch {
+      case NonFatal(e) if !spark.conf.get(FailOnErrorKey, "false").toBoolean =>
+        logWarning(s"Silt: could not checkpoint ${log.tablePath} at version $version; the commit stands: $e")
+    }
+  }
+
+  /** Writes a checkpoint of `snapshot` now, then cleans up expired log files. */
+  def checkpoint(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint = {
+    spark.sparkContext.setJobDescription(s"CHECKPOINT ${log.tablePath.getName} at version ${snapshot.version}")
+    try {
+      val written = CheckpointWriter.write(spark, log, snapshot)
+      LogCleanup.run(spark, log, snapshot, System.currentTimeMillis())
+      written
+    } finally spark.sparkContext.setJobDescription(null)
+  }
+}

@@ -1,0 +1,59 @@
+package io.silt.checkpoint
+
+import scala.util.control.NonFatal
+
+import io.silt.log.{FileNames, LogListing, Snapshot, TableLog, TableProperties}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Metadata cleanup: deletes commits and checkpoints older than `delta.logRetentionDuration`
+ * that a kept checkpoint covers, and sidecars no kept checkpoint refers to. The oldest kept
+ * version always has a checkpoint, so time travel within the retention keeps working.
+ */
+object LogCleanup extends Logging {
+  val SidecarGraceMs: Long = 24L * 3600 * 1000
+
+  /**
+   * The version of the checkpoint everything older than which may go, and those files: the
+   * newest checkpoint not newer than the newest commit made before `now - retentionMs`.
+   */
+  def plan(listing: LogListing, now: Long, retentionMs: Long): Option[(Long, Seq[Path])] = {
+    val cutoff = now - retentionMs
+    for {
+      cutoffCommit <- listing.commits.filter(_.timestamp <= cutoff).lastOption
+      cp <- listing.checkpoints.filter(_.version <= cutoffCommit.version).sortBy(-_.version).headOption
+    } yield {
+      val commits = listing.commits.filter(_.version < cp.version).map(_.file.getPath)
+      val checkpoints = listing.checkpoints.filter(_.version < cp.version).flatMap(_.files.map(_.getPath))
+      (cp.version, commits ++ checkpoints)
+    }
+  }
+
+  /** Runs cleanup after a checkpoint of `snapshot`; returns how many log files were deleted. */
+  def run(spark: SparkSession, log: TableLog, snapshot: Snapshot, now: Long): Int = {
+    val props = TableProperties(snapshot.metadata.configuration)
+    if (!props.expiredLogCleanup) return 0
+    val fs = log.logPath.getFileSystem(log.hadoopConf)
+    val deleted = plan(log.listing(), now, props.logRetentionMs) match {
+      case Some((_, files)) => files.count(f => fs.delete(f, false))
+      case None => 0
+    }
+    val remaining = log.listing().checkpoints
+    val referenced = remaining.flatMap { cp =>
+      try CheckpointReader.sidecarsOf(spark, log.store, log.logPath, cp).map(_.getName)
+      catch { case NonFatal(_) => Nil }
+    }.toSet
+    val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
+    val orphans = log.store.list(sidecarDir).filter(st => !referenced.contains(st.getPath.getName) &&
+      !st.getPath.getName.startsWith(".") && st.getModificationTime < now - SidecarGraceMs)
+    orphans.foreach(st => fs.delete(st.getPath, false))
+    if (deleted > 0 && props.checkpointPolicy == "v2" &&
+      !fs.exists(new Path(log.logPath, FileNames.checkpointName(snapshot.version)))) {
+      CheckpointWriter.writeCompatibilityCheckpoint(spark, log, snapshot)
+    }
+    if (deleted > 0) logInfo(s"Silt: deleted $deleted expired log files of ${log.tablePath}")
+    deleted
+  }
+}

@@ -1,0 +1,101 @@
+package io.silt.vacuum
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
+import io.silt.log.{Snapshot, TableFeatures, TableLog, TableProperties}
+import io.silt.txn.{Operation, OptimisticTransaction}
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.SerializableConfiguration
+
+/** What VACUUM found (and, unless a dry run, deleted). */
+final case class VacuumResult(files: Seq[String], bytes: Long, deletionVectors: Long, dryRun: Boolean)
+
+/**
+ * VACUUM: deletes the data and deletion-vector files under the table root that the current
+ * version does not use and that were removed (or, for files never committed, written) longer
+ * ago than the retention. `_delta_log` and hidden paths are never touched.
+ */
+object Vacuum {
+  val RetentionCheckKey = "spark.silt.vacuum.retentionDurationCheck.enabled"
+  /** Above this many files the deletes run in the executors. */
+  private val ParallelDeleteThreshold = 1000
+
+  def run(spark: SparkSession, tablePath: Path, retentionHours: Option[Double], dryRun: Boolean): VacuumResult = {
+    val log = TableLog.forPath(spark, tablePath.toString)
+    val snapshot = log.latestOption().getOrElse(throw new NotADeltaTableException(tablePath.toString))
+    // vacuumProtocolCheck: VACUUM must honour the table's write protocol.
+    TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    val defaultMs = TableProperties(snapshot.metadata.configuration).deletedFileRetentionMs
+    val retentionMs = retentionHours.map(h => (h * 3600 * 1000).toLong).getOrElse(defaultMs)
+    val checkEnabled = spark.conf.get(RetentionCheckKey, "true").toBoolean
+    if (retentionMs < 0) throw new InvalidTableOperationException(s"VACUUM retention must not be negative, not ${retentionHours.get} hours")
+    if (retentionMs < defaultMs && checkEnabled) {
+      throw new InvalidTableOperationException(s"VACUUM RETAIN ${retentionHours.get} HOURS is shorter than the table's " +
+        s"delta.deletedFileRetentionDuration (${defaultMs / 3600000.0} hours): files that concurrent readers or time travel " +
+        s"still need could be deleted. Set $RetentionCheckKey = false to do it anyway.")
+    }
+    val now = System.currentTimeMillis()
+    val cutoff = now - retentionMs
+    val keep = referenced(snapshot, cutoff)
+    val fs = tablePath.getFileSystem(log.hadoopConf)
+    val root = fs.makeQualified(tablePath)
+    val candidates = listTableFiles(fs, root).filter { st =>
+      !keep.contains(key(st.getPath)) && st.getModificationTime < cutoff
+    }
+    val paths = candidates.map(_.getPath.toString)
+    val bytes = candidates.map(_.getLen).sum
+    val dvs = candidates.count(_.getPath.getName.startsWith("deletion_vector_")).toLong
+    if (!dryRun) {
+      val params = Map("retentionCheckEnabled" -> checkEnabled.toString, "defaultRetentionMillis" -> defaultMs.toString,
+        "specifiedRetentionMillis" -> retentionMs.toString)
+      commitInfoOnly(spark, log, Operation("VACUUM START", params,
+        Map("numFilesToDelete" -> paths.size.toLong, "sizeOfDataToDelete" -> bytes)))
+      val deleted = delete(spark, paths, log.hadoopConf)
+      commitInfoOnly(spark, log, Operation("VACUUM END", Map("status" -> "COMPLETED"),
+        Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs, "numVacuumedDirectories" -> 0L)))
+    }
+    VacuumResult(paths, bytes, dvs, dryRun)
+  }
+
+  /** Files the table still needs: live files, their DVs, and files of tombstones within the retention. */
+  private def referenced(snapshot: Snapshot, cutoff: Long): Set[String] = {
+    val root = snapshot.tablePath
+    val live = snapshot.files.flatMap(a => Seq(snapshot.filePath(a)) ++ a.deletionVector.filterNot(_.isInline).map(_.filePath(root)))
+    val recent = snapshot.tombstones.filter(_.deletionTimestamp.forall(_ > cutoff)).flatMap { r =>
+      Seq(io.silt.log.TablePaths.absolute(root, r.path)) ++ r.deletionVector.filterNot(_.isInline).map(_.filePath(root))
+    }
+    (live ++ recent).map(key).toSet
+  }
+
+  private def key(p: Path): String = p.toUri.getPath
+
+  /** Every file under the table root outside `_delta_log` and hidden folders (`_x`, `.x`, but not `_x=y`). */
+  private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
+    def hidden(name: String) = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
+    val out = ArrayBuffer.empty[FileStatus]
+    def walk(dir: Path): Unit = fs.listStatus(dir).foreach { st =>
+      val name = st.getPath.getName
+      if (!hidden(name)) { if (st.isDirectory) walk(st.getPath) else out += st }
+    }
+    walk(root)
+    out.toSeq
+  }
+
+  private def delete(spark: SparkSession, paths: Seq[String], conf: org.apache.hadoop.conf.Configuration): Long = {
+    if (paths.size <= ParallelDeleteThreshold) {
+      paths.count { p => val path = new Path(p); path.getFileSystem(conf).delete(path, false) }.toLong
+    } else {
+      val serializable = new SerializableConfiguration(conf)
+      spark.sparkContext.parallelize(paths, math.max(1, paths.size / ParallelDeleteThreshold)).map { p =>
+        val path = new Path(p)
+        if (path.getFileSystem(serializable.value).delete(path, false)) 1L else 0L
+      }.sum().toLong
+    }
+  }
+
+  /** A commit with only commitInfo, recording VACUUM in the history; it reads nothing, so it never conflicts. */
+  private def commitInfoOnly(spark: SparkSession, log: TableLog, op: Operation): Unit =
+    OptimisticTransaction.start(spark, log).commit(Nil, op)
+}

@@ -1,0 +1,145 @@
+"""Checkpoints (classic and V2 with sidecars), log cleanup and VACUUM, end to end."""
+import json
+import os
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import functions as F
+
+import silt
+from silt.errors import translate
+
+
+def log_files(path):
+    return sorted(p.name for p in (Path(path) / "_delta_log").iterdir() if not p.name.startswith("."))
+
+
+def append(spark, path, n, start=0, **props):
+    for i in range(start, start + n):
+        spark.range(i * 10, i * 10 + 10).withColumn("k", F.lit(i % 3)).write.format("silt").mode("append").save(path)
+
+
+def drop_commits_before(path, version):
+    for p in (Path(path) / "_delta_log").glob("*.json"):
+        if p.name[:20].isdigit() and ".checkpoint." not in p.name and int(p.name[:20]) < version:
+            p.unlink()
+
+
+def peers_ids(path):
+    import deltalake
+    from test_interop import read_duckdb
+    dt = deltalake.DeltaTable(path)
+    rs = deltalake.QueryBuilder().register("t", dt).execute("SELECT id FROM t").read_all()
+    import pyarrow as pa
+    return sorted(pa.table(rs).column("id").to_pylist()), sorted(read_duckdb(path).column("id").to_pylist())
+
+
+def test_classic_checkpoint_every_ten_commits(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.createDataFrame([], "id long, k int").write.format("silt").partitionBy("k").save(p)
+    append(spark, p, 10)
+    names = log_files(p)
+    assert "00000000000000000010.checkpoint.parquet" in names and "_last_checkpoint" in names
+    last = json.loads((Path(p) / "_delta_log" / "_last_checkpoint").read_text())
+    assert last["version"] == 10 and last["numOfAddFiles"] == len(spark.sql(f"DESCRIBE FILES '{p}'").collect())
+    assert len(last["checksum"]) == 32
+    cp = pq.read_table(Path(p) / "_delta_log" / "00000000000000000010.checkpoint.parquet")
+    add_fields = {f.name for f in cp.schema.field("add").type}
+    assert {"stats", "stats_parsed", "partitionValues_parsed"} <= add_fields
+    expected = sorted(range(100))
+    drop_commits_before(p, 10)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)  # a path this JVM never read: the rows must come from the checkpoint
+    assert sorted(r["id"] for r in spark.read.format("silt").load(fresh).collect()) == expected
+    assert peers_ids(fresh) == (expected, expected)
+    append(spark, fresh, 1, start=10)
+    assert spark.read.format("silt").load(fresh).count() == 110
+
+
+def test_v2_checkpoint_with_sidecars(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "
+              "('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '5')")
+    spark.conf.set("spark.silt.checkpoint.v2.filesPerSidecar", "2")
+    try:
+        append(spark, p, 5)
+    finally:
+        spark.conf.unset("spark.silt.checkpoint.v2.filesPerSidecar")
+    names = log_files(p)
+    v2 = [n for n in names if n.startswith("00000000000000000005.checkpoint.") and n.count(".") == 3]
+    assert len(v2) == 1, names
+    sidecars = list((Path(p) / "_delta_log" / "_sidecars").glob("*.parquet"))
+    assert len(sidecars) >= 2
+    detail = spark.sql(f"DESCRIBE DETAIL '{p}'").first()
+    assert "v2Checkpoint" in detail["tableFeatures"]
+    drop_commits_before(p, 5)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    assert sorted(r["id"] for r in spark.read.format("silt").load(fresh).collect()) == list(range(50))
+
+
+def test_v2_checkpoint_as_json(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES ('delta.checkpointPolicy' = 'v2')")
+    append(spark, p, 2)
+    spark.conf.set("spark.silt.checkpoint.v2.format", "json")
+    try:
+        silt.SiltTable.for_path(spark, p).checkpoint()
+    finally:
+        spark.conf.unset("spark.silt.checkpoint.v2.format")
+    assert any(n.startswith("00000000000000000002.checkpoint.") and n.endswith(".json") for n in log_files(p))
+    drop_commits_before(p, 2)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    assert spark.read.format("silt").load(fresh).count() == 20
+
+
+def test_log_cleanup_keeps_time_travel_within_retention(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "
+              "('delta.logRetentionDuration' = 'interval 1 hours', 'delta.checkpointInterval' = '5')")
+    append(spark, p, 7)
+    old = time.time() - 3 * 3600
+    for name in log_files(p):
+        if name[:20].isdigit():
+            os.utime(Path(p) / "_delta_log" / name, (old, old))
+    append(spark, p, 3, start=7)  # commit 10 checkpoints and cleans up
+    names = log_files(p)
+    assert "00000000000000000000.json" not in names
+    assert "00000000000000000005.checkpoint.parquet" in names and "00000000000000000005.json" in names
+    assert spark.read.format("silt").option("versionAsOf", 6).load(p).count() == 60
+    with pytest.raises(Exception) as info:
+        spark.read.format("silt").option("versionAsOf", 2).load(p).count()
+    assert isinstance(translate(info.value), silt.VersionNotFoundException)
+    assert spark.read.format("silt").load(p).count() == 100
+
+
+def test_vacuum(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    append(spark, p, 3)
+    t = silt.SiltTable.for_path(spark, p)
+    t.delete("id % 2 = 0")
+    t.optimize().execute_compaction()  # removes the old files and their DVs from the table
+    stray = Path(p) / "part-99999-never-committed.snappy.parquet"
+    stray.write_bytes(b"junk")
+    with pytest.raises(Exception) as info:
+        t.vacuum(0)
+    assert "retentionDurationCheck" in str(translate(info.value))
+    assert t.vacuum(dry_run=True).count() == 0  # nothing is older than the default 7 days
+    spark.conf.set("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
+    try:
+        listed = {r["path"] for r in t.vacuum(0, dry_run=True).collect()}
+        assert any(x.endswith(stray.name) for x in listed)
+        assert any("deletion_vector_" in x for x in listed)
+        before = sorted(r["id"] for r in t.to_df().collect())
+        t.vacuum(0)
+    finally:
+        spark.conf.unset("spark.silt.vacuum.retentionDurationCheck.enabled")
+    assert not stray.exists() and not list(Path(p).glob("deletion_vector_*.bin"))
+    assert sorted(r["id"] for r in t.to_df().collect()) == before
+    ops = [r["operation"] for r in t.history(2).collect()]
+    assert ops == ["VACUUM END", "VACUUM START"]
+    assert t.history(1).first()["operationMetrics"]["numDeletedFiles"] == str(len(listed))
