@@ -22,6 +22,8 @@ statement
         APPLY '(' PURGE ')'                                                   #reorgTable
     | VACUUM table=tableRef (RETAIN number HOURS)? (DRY RUN)?                 #vacuumTable
     | CHECKPOINT table=tableRef                                               #checkpointTable
+    | RESTORE TABLE? table=tableRef TO
+        (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING) #restoreTable
     | .*?                                                                     #passThrough
     ;
 
@@ -57,7 +59,7 @@ identifier
     ;
 
 nonReserved
-    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT
+    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -71,6 +73,12 @@ HOURS: 'HOURS';
 DRY: 'DRY';
 RUN: 'RUN';
 CHECKPOINT: 'CHECKPOINT';
+RESTORE: 'RESTORE';
+TO: 'TO';
+VERSION: 'VERSION';
+AS: 'AS';
+OF: 'OF';
+TIMESTAMP: 'TIMESTAMP';
 LIMIT: 'LIMIT';
 OPTIMIZE: 'OPTIMIZE';
 WHERE: 'WHERE';

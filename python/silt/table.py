@@ -1,9 +1,11 @@
 """``SiltTable``: a handle on one Silt table, built on SQL and the DataFrame API."""
 from __future__ import annotations
 
+import uuid
+
 from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
-from silt.errors import reraise
+from silt.errors import SiltException, reraise
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -37,6 +39,15 @@ class SiltTable:
         table = cls(spark, name=name)
         table.detail()
         return table
+
+    @classmethod
+    def is_silt_table(cls, spark: "SparkSession", path: str) -> bool:
+        """Whether ``path`` holds a Delta table Silt can read. ``SiltTable.is_silt_table(spark, "/data/t")``"""
+        try:
+            cls.for_path(spark, path)
+            return True
+        except SiltException:
+            return False
 
     @property
     def _ref(self) -> str:
@@ -83,6 +94,18 @@ class SiltTable:
         if self._path is not None:
             return "silt.`" + self._path.replace("`", "``") + "`"
         return str(self._name)
+
+    def restore_to_version(self, version: int) -> "DataFrame":
+        """Makes the table's content that of an earlier version. ``t.restore_to_version(3)``"""
+        return reraise(lambda: self._spark.sql(f"RESTORE TABLE {self._ref} TO VERSION AS OF {int(version)}"))
+
+    def merge(self, source: "DataFrame", condition: Union[str, "Column"], source_alias: str = "source",
+              target_alias: str = "target") -> "MergeBuilder":
+        """Starts a MERGE of ``source`` into the table.
+
+        >>> t.merge(updates, "target.id = source.id").when_matched_update({"city": "source.city"}).execute()
+        """
+        return MergeBuilder(self, source, _condition_sql(condition), source_alias, target_alias)
 
     def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False) -> "DataFrame":
         """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them."""
@@ -149,3 +172,83 @@ class OptimizeBuilder:
         if not columns:
             raise ValueError("execute_zorder_by needs at least one column")
         return reraise(lambda: self._table._spark.sql(self._sql(columns)))
+
+
+class MergeBuilder:
+    """WHEN clauses of a MERGE, applied in the order given; ``execute()`` runs it.
+
+    >>> t.merge(src, "target.id = source.id").when_matched_delete("source.gone").when_not_matched_insert_all().execute()
+    """
+
+    def __init__(self, table: SiltTable, source: "DataFrame", condition: str, source_alias: str, target_alias: str):
+        self._table = table
+        self._source = source
+        self._condition = condition
+        self._aliases = (source_alias, target_alias)
+        self._matched: list[str] = []
+        self._not_matched: list[str] = []
+        self._not_matched_by_source: list[str] = []
+
+    @staticmethod
+    def _when(condition: Optional[Union[str, "Column"]]) -> str:
+        return f" AND {_condition_sql(condition)}" if condition is not None else ""
+
+    @staticmethod
+    def _set(values: Mapping[str, Union[str, "Column"]]) -> str:
+        return ", ".join(f"{_quote_ident(k)} = {_condition_sql(v)}" for k, v in values.items())
+
+    def when_matched_update(self, set: Mapping[str, Union[str, "Column"]],
+                            condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Updates matched target rows: ``{"column": "SQL expression"}``."""
+        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN UPDATE SET {self._set(set)}")
+        return self
+
+    def when_matched_update_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Updates every column of matched target rows from the source."""
+        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN UPDATE SET *")
+        return self
+
+    def when_matched_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Deletes matched target rows."""
+        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN DELETE")
+        return self
+
+    def when_not_matched_insert(self, values: Mapping[str, Union[str, "Column"]],
+                                condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Inserts source rows without a match: ``{"column": "SQL expression"}``."""
+        cols = ", ".join(_quote_ident(k) for k in values)
+        vals = ", ".join(_condition_sql(v) for v in values.values())
+        self._not_matched.append(f"WHEN NOT MATCHED{self._when(condition)} THEN INSERT ({cols}) VALUES ({vals})")
+        return self
+
+    def when_not_matched_insert_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Inserts source rows without a match, column by column."""
+        self._not_matched.append(f"WHEN NOT MATCHED{self._when(condition)} THEN INSERT *")
+        return self
+
+    def when_not_matched_by_source_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Deletes target rows that no source row matches."""
+        self._not_matched_by_source.append(f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN DELETE")
+        return self
+
+    def when_not_matched_by_source_update(self, set: Mapping[str, Union[str, "Column"]],
+                                          condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
+        """Updates target rows that no source row matches."""
+        self._not_matched_by_source.append(
+            f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN UPDATE SET {self._set(set)}")
+        return self
+
+    def execute(self) -> "DataFrame":
+        """Runs the MERGE; returns (num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows)."""
+        clauses = self._matched + self._not_matched + self._not_matched_by_source
+        if not clauses:
+            raise ValueError("a MERGE needs at least one WHEN clause")
+        view = f"silt_merge_source_{uuid.uuid4().hex}"
+        self._source.createOrReplaceTempView(view)
+        source_alias, target_alias = self._aliases
+        sql = (f"MERGE INTO {self._table._dml_ref} AS {target_alias} USING {view} AS {source_alias} "
+               f"ON {self._condition} " + " ".join(clauses))
+        try:
+            return reraise(lambda: self._table._spark.sql(sql))
+        finally:
+            self._table._spark.catalog.dropTempView(view)

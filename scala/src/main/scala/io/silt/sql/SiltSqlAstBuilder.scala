@@ -19,6 +19,13 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitVacuumTable(ctx: P.VacuumTableContext): LogicalPlan =
     VacuumCommand(tableRef(ctx.table), Option(ctx.number).map(_.getText.toDouble), ctx.DRY != null)
 
+  override def visitRestoreTable(ctx: P.RestoreTableContext): LogicalPlan = {
+    val spark = org.apache.spark.sql.SparkSession.active
+    val target = if (ctx.version != null) io.silt.read.TimeTravel.AtVersion(ctx.version.getText.toLong)
+      else io.silt.read.TimeTravel.AsOfTimestamp(io.silt.read.TimeTravel.parseTimestamp(spark, SiltSqlAstBuilder.unquote(ctx.timestamp.getText)))
+    io.silt.dml.RestoreCommand(tableRef(ctx.table), target)
+  }
+
   override def visitCheckpointTable(ctx: P.CheckpointTableContext): LogicalPlan =
     CheckpointCommand(tableRef(ctx.table))
 
