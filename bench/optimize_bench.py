@@ -166,6 +166,7 @@ class Accounting:
         after = self._stages()
         stages = None if before is None or after is None else [v for k, v in sorted(after.items()) if k not in before]
         acct = {"seconds": wall, "jvm_cpu_s": round(jvm_cpu, 1), "waited_for_quiet_s": round(waited, 1),
+                "task_cpu_s": None if stages is None else round(sum(x["task_cpu_s"] for x in stages), 1),
                 "other_load": round(other / (wall * (os.cpu_count() or 1)), 3), "stages": stages}
         return wall, out, acct
 
@@ -626,15 +627,24 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=1, queries=50, ref
                                                                          "floor": statistics.median(f)},
                  "ratios_silt_over_floor": pair, "median_ratio_silt_over_floor": statistics.median(pair)}
         speed["runs"] = {"silt": silt["runs"]["silt"], "floor": silt["runs"]["floor"]}
-        # CPU the JVM used (all its threads): less sensitive than seconds to a busy machine
-        cpu_pairs = [a["jvm_cpu_s"] / b["jvm_cpu_s"] for a, b in zip(silt["runs"]["silt"], silt["runs"]["floor"])
-                     if b["jvm_cpu_s"] > 0]
-        speed["median_jvm_cpu_ratio_silt_over_floor"] = statistics.median(cpu_pairs) if cpu_pairs else None
         if ref:
             speed["runs"]["reference"] = ref["runs"]
             speed["seconds"]["reference"] = ref["seconds"]
             speed["median_seconds"]["reference"] = statistics.median(ref["seconds"])
             speed["ratio_silt_over_reference"] = speed["median_seconds"]["silt"] / speed["median_seconds"]["reference"]
+        # CPU the JVM used (all its threads): less sensitive than seconds to a busy machine
+        cpu_pairs = [a["jvm_cpu_s"] / b["jvm_cpu_s"] for a, b in zip(silt["runs"]["silt"], silt["runs"]["floor"])
+                     if b["jvm_cpu_s"] > 0]
+        speed["median_jvm_cpu_ratio_silt_over_floor"] = statistics.median(cpu_pairs) if cpu_pairs else None
+        # CPU of the tasks alone (Spark's executorCpuTime): the work, whatever else ran on the machine
+        task_cpu = lambda runs: [a["task_cpu_s"] for a in runs if a.get("task_cpu_s")]
+        tc = {k: task_cpu(v) for k, v in speed["runs"].items()}
+        speed["median_task_cpu_s"] = {k: statistics.median(v) for k, v in tc.items() if v}
+        if "silt" in speed["median_task_cpu_s"] and "floor" in speed["median_task_cpu_s"]:
+            speed["task_cpu_ratio_silt_over_floor"] = speed["median_task_cpu_s"]["silt"] / speed["median_task_cpu_s"]["floor"]
+        if "silt" in speed["median_task_cpu_s"] and "reference" in speed["median_task_cpu_s"]:
+            speed["task_cpu_ratio_silt_over_reference"] = (speed["median_task_cpu_s"]["silt"]
+                                                           / speed["median_task_cpu_s"]["reference"])
         loaded = [f"{kind} rep {i} ({a['other_load']:.0%})" for kind, runs in speed["runs"].items()
                   for i, a in enumerate(runs) if a["other_load"] > LOAD_WARNING]
         speed["busy_machine_runs"] = loaded
@@ -720,6 +730,14 @@ def report_lines(r):
     rows.append(("JVM CPU seconds, medians silt / floor" + (" / reference" if "reference" in m else ""),
                  " / ".join(f"{statistics.median(a['jvm_cpu_s'] for a in sp['runs'][k]):.0f} s"
                             for k in ("silt", "floor", "reference") if k in sp["runs"])))
+    if sp.get("median_task_cpu_s"):
+        mt = sp["median_task_cpu_s"]
+        rows.append(("task CPU seconds (Spark executorCpuTime), medians " + " / ".join(mt),
+                     " / ".join(f"{v:.1f} s" for v in mt.values())))
+        if sp.get("task_cpu_ratio_silt_over_floor"):
+            rows.append(("task CPU ratio silt/floor", f"{sp['task_cpu_ratio_silt_over_floor']:.3f}"))
+        if sp.get("task_cpu_ratio_silt_over_reference"):
+            rows.append(("task CPU ratio silt/reference", f"{sp['task_cpu_ratio_silt_over_reference']:.3f}"))
     if sp.get("median_jvm_cpu_ratio_silt_over_floor"):
         rows.append(("JVM CPU ratio silt/floor, median of pairs", f"{sp['median_jvm_cpu_ratio_silt_over_floor']:.3f}"))
     rows.append(("silt ZORDER BY (x, s) (one run)", f"{r['silt_zorder_xs']['seconds']:.2f} s"))

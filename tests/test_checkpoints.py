@@ -143,3 +143,28 @@ def test_vacuum(spark, tmp_path):
     ops = [r["operation"] for r in t.history(2).collect()]
     assert ops == ["VACUUM END", "VACUUM START"]
     assert t.history(1).first()["operationMetrics"]["numDeletedFiles"] == str(len(listed))
+
+
+def test_a_failing_checkpoint_does_not_fail_the_commit(spark, tmp_path):
+    p = str(tmp_path / "t")
+    append(spark, p, 1)
+    (Path(p) / "_delta_log" / "_last_checkpoint").mkdir()  # writing it will fail
+    append(spark, p, 10, start=1)  # commit 10 tries to checkpoint
+    assert spark.read.format("silt").load(p).count() == 110
+    spark.conf.set("spark.silt.checkpoint.failOnError", "true")
+    try:
+        with pytest.raises(Exception):
+            append(spark, p, 10, start=11)
+    finally:
+        spark.conf.unset("spark.silt.checkpoint.failOnError")
+
+
+def test_an_unreadable_checkpoint_falls_back_to_the_commits(spark, tmp_path):
+    p = str(tmp_path / "t")
+    append(spark, p, 11)
+    cp = Path(p) / "_delta_log" / "00000000000000000010.checkpoint.parquet"
+    cp.write_bytes(cp.read_bytes()[:100])
+    (cp.parent / f".{cp.name}.crc").unlink(missing_ok=True)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    assert spark.read.format("silt").load(fresh).count() == 110

@@ -125,3 +125,16 @@ def test_optimize_on_catalog_table(spark):
     m = spark.sql("OPTIMIZE opt_events ZORDER BY city").first()["metrics"]
     assert m["numFilesRemoved"] == 3 and m["numFilesAdded"] == 1
     assert sorted(r["id"] for r in spark.table("opt_events").collect()) == [0, 1, 2]
+
+
+def test_peers_read_the_optimized_table(spark, tmp_path):
+    deltalake = pytest.importorskip("deltalake")
+    from test_interop import read_duckdb
+    p = str(tmp_path / "peers")
+    (spark.range(0, 5000, numPartitions=8).select("id", (F.col("id") % 97).alias("x"), (F.col("id") % 13).alias("y"))
+     .write.format("silt").save(p))
+    spark.sql(f"OPTIMIZE '{p}' ZORDER BY (x, y)")
+    ours = sorted(tuple(r) for r in spark.read.format("silt").load(p).collect())
+    rs = deltalake.DeltaTable(p).to_pyarrow_table().to_pylist()
+    assert sorted((r["id"], r["x"], r["y"]) for r in rs) == ours
+    assert sorted(tuple(r.values()) for r in read_duckdb(p).to_pylist()) == ours

@@ -80,4 +80,20 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val e = intercept[ConcurrentModificationException](txn.commit(Nil, Operation("WRITE")))
     assert(e.getMessage.contains("metadata"))
   }
+
+  test("a rewrite of exactly the files it read (OPTIMIZE) survives blind appends but not a delete of those files") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val optimize = OptimisticTransaction.start(spark, log)
+    val files = optimize.readSnapshot.get.files
+    optimize.readFiles(files)
+    append(p, 1)
+    assert(optimize.commit(files.map(_.remove(0L, dataChange = false)), Operation("OPTIMIZE")) == 2)
+    val second = OptimisticTransaction.start(spark, log)
+    val now = second.readSnapshot.get.files
+    second.readFiles(now)
+    val deleter = OptimisticTransaction.start(spark, log)
+    deleter.commit(Seq(now.head.remove(1L)), Operation("DELETE"))
+    intercept[ConcurrentModificationException](second.commit(now.map(_.remove(0L, dataChange = false)), Operation("OPTIMIZE")))
+  }
 }
