@@ -14,7 +14,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "python[test,interop]"
+	$(PY) -m pip install -q -e "python[test,interop,plot]"
 	touch $@
 
 # The engine jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.

@@ -12,7 +12,17 @@ singleStatement
     : statement ';'* EOF
     ;
 
+// Only a Silt statement: tools (the Python CLI) use it to report syntax errors precisely.
+singleSiltStatement
+    : siltStatement ';'* EOF
+    ;
+
 statement
+    : siltStatement                                                           #siltCommand
+    | .*?                                                                     #passThrough
+    ;
+
+siltStatement
     : (DESCRIBE | DESC) HISTORY table=tableRef (LIMIT limit=INTEGER_VALUE)?   #describeHistory
     | (DESCRIBE | DESC) DETAIL table=tableRef                                 #describeDetail
     | (DESCRIBE | DESC) FILES table=tableRef                                  #describeFiles
@@ -24,7 +34,6 @@ statement
     | CHECKPOINT table=tableRef                                               #checkpointTable
     | RESTORE TABLE? table=tableRef TO
         (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING) #restoreTable
-    | .*?                                                                     #passThrough
     ;
 
 zorderSpec

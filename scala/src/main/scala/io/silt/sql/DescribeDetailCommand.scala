@@ -14,7 +14,9 @@ final case class DescribeDetailCommand(table: TableRef) extends LeafRunnableComm
 
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)
-    val s = TableLog.forPath(spark, path.toString).latest()
+    val log = TableLog.forPath(spark, path.toString)
+    val s = log.latest()
+    val lastCheckpoint = log.listing().checkpoints.headOption.map(c => Long.box(c.version)).orNull
     val m = s.metadata
     val features = (s.protocol.readerFeatures.getOrElse(Set.empty) ++ s.protocol.writerFeatures.getOrElse(Set.empty)).toSeq.sorted
     Seq(Row(
@@ -32,7 +34,8 @@ final case class DescribeDetailCommand(table: TableRef) extends LeafRunnableComm
       s.protocol.minReaderVersion,
       s.protocol.minWriterVersion,
       features,
-      s.version))
+      s.version,
+      lastCheckpoint))
   }
 }
 
@@ -52,5 +55,6 @@ object DescribeDetailCommand {
     StructField("minReaderVersion", IntegerType),
     StructField("minWriterVersion", IntegerType),
     StructField("tableFeatures", ArrayType(StringType)),
-    StructField("version", LongType)))
+    StructField("version", LongType),
+    StructField("lastCheckpointVersion", LongType)))
 }

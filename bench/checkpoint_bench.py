@@ -1,0 +1,317 @@
+"""Checkpoint benchmark: opening the latest snapshot of a long log, and writing a checkpoint of a
+table with many files.
+
+(a) Open. Two tables built by Silt itself, one commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')`
+    (after CREATE TABLE ... TBLPROPERTIES ('delta.checkpointInterval' = '10'), so a checkpoint is
+    written after every 10th commit): a long one (target 10,000 commits; the loop stops when its
+    time budget, default 300 s, is spent, and the count reached is reported) and a short one (100
+    commits). Each commit adds one file, so the long table's snapshot also holds more files.
+    "Open" = build the latest snapshot in a JVM that has never seen the path (Silt caches each
+    path's log and latest snapshot in the JVM): every timed open is of a fresh hard-link copy of the
+    table's _delta_log/ (the data files are not needed to open it), by three readers:
+      silt_read  spark.read.format("silt").load(copy).schema
+      silt_log   io.silt.log.TableLog.forPath(spark, copy).latest()   (the log alone, no DataFrame)
+      delta_rs   deltalake.DeltaTable(copy)   (delta-rs, in this Python process; report only)
+    alternating long / short, OPEN_REPS (7) times each after a warm-up; ratio: median long / median
+    short (target <= 1.5 for Silt).
+(b) Checkpoint write. A table of FILES (default 40,000) one-row files written by Silt in one
+    commit (spark.sql.files.maxRecordsPerFile = 1; 8 write tasks), and one of FILES / 4, so that
+    the time is measured at two sizes; `CHECKPOINT '<t>'` timed CP_REPS (3) times on each (the
+    table's snapshot is already in the JVM, as after a commit; a repeated CHECKPOINT of the same
+    version redoes all the work and skips only the final rename). Reported: seconds, add actions
+    per second, the linear fit through the two sizes and its extrapolation to 1,000,000 files (an
+    extrapolation: 1 M files was not measured), the checkpoint's bytes, and, report only, delta-rs'
+    create_checkpoint() on a copy of the same log and the fresh open of the table before and after
+    the checkpoint.
+
+One JVM (local[2], driver memory 4g, 8 shuffle partitions). Writes bench/results/checkpoint.json;
+scratch tables go to bench/results/tmp/checkpoint/ and are removed at the end. About 7-8 minutes
+with the defaults on 2 cores (most of it building the long log).
+
+    .venv/bin/python bench/checkpoint_bench.py [--commits N] [--build-budget S] [--files F]
+"""
+import argparse
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import SCRATCH_DIR, build_spark, folder_stats, link_copy, rm, save_result, say, table_lines, timed  # noqa: E402
+from optimize_bench import Accounting, environment  # noqa: E402
+
+SCRATCH = SCRATCH_DIR / "checkpoint"
+TARGET_OPEN = 1.5
+INTERVAL = 10
+EXTRAPOLATE_TO = 1_000_000
+
+
+# ------------------------------------------------------------------ (a) opening a long log
+
+def build_log(spark, path, commits, budget):
+    """CREATE TABLE (version 0) then one INSERT per commit until `commits` commits or the budget."""
+    spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt "
+              f"TBLPROPERTIES ('delta.checkpointInterval' = '{INTERVAL}')")
+    per = []
+    t0 = time.perf_counter()
+    for version in range(1, commits):
+        if time.perf_counter() - t0 > budget:
+            break
+        secs, _ = timed(lambda: spark.sql(f"INSERT INTO silt.`{path}` VALUES ({version}, 'v{version}')"))
+        per.append(secs)
+        if version % 1000 == 0:
+            recent = per[-1000:]
+            cps = [s for v, s in enumerate(recent, version - 999) if v % INTERVAL == 0]
+            say(f"    {version:6,} commits, {time.perf_counter() - t0:5.0f} s; last 1000: "
+                f"median {statistics.median(recent) * 1000:.0f} ms, checkpointing commits median "
+                f"{statistics.median(cps) * 1000:.0f} ms")
+    total = time.perf_counter() - t0
+    made = len(per) + 1
+    plain = [s for v, s in enumerate(per, 1) if v % INTERVAL]
+    cps = [s for v, s in enumerate(per, 1) if v % INTERVAL == 0]
+    by_thousand = [{"versions": f"{i * 1000 + 1}-{min((i + 1) * 1000, len(per))}",
+                    "median_ms": round(statistics.median(c) * 1000, 1),
+                    "checkpointing_median_ms": round(statistics.median(c[INTERVAL - 1 - (i * 1000) % INTERVAL::INTERVAL]) * 1000, 1)}
+                   for i, c in enumerate(per[j:j + 1000] for j in range(0, len(per), 1000)) if len(c) >= INTERVAL]
+    return {"commits": made, "latest_version": made - 1, "seconds": total, "commits_per_second": len(per) / total,
+            "median_insert_ms": statistics.median(plain) * 1000 if plain else None,
+            "median_checkpointing_insert_ms": statistics.median(cps) * 1000 if cps else None,
+            "by_thousand": by_thousand, "reached_target": made >= commits}
+
+
+def openers(spark):
+    jvm = spark._jvm
+
+    def silt_read(p):
+        spark.read.format("silt").load(str(p)).schema
+        return None
+
+    def silt_log(p):
+        s = jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(p)).latest()
+        return {"version": int(s.version()), "files": int(s.numFiles())}
+
+    def delta_rs(p):
+        from deltalake import DeltaTable
+        t = DeltaTable(str(p))
+        return {"version": t.version()}
+
+    return {"silt_read": silt_read, "silt_log": silt_log, "delta_rs": delta_rs}
+
+
+def log_copy(table, dst):
+    """A fresh hard-link copy of a table's _delta_log/ (all that opening the table reads)."""
+    rm(dst)
+    dst.mkdir(parents=True)
+    link_copy(Path(table) / "_delta_log", dst / "_delta_log")
+    return dst
+
+
+def bench_open(spark, acct, tables, reps):
+    ops = openers(spark)
+    seq = [0]
+
+    def fresh(kind):
+        seq[0] += 1
+        return log_copy(tables[kind], SCRATCH / "open" / f"{kind}-{seq[0]}")
+
+    checks = {}
+    for name, fn in ops.items():  # warm-up, and what each reader sees
+        for kind in tables:
+            checks[f"{name} {kind}"] = fn(fresh(kind))
+    seconds = {name: {k: [] for k in tables} for name in ops}
+    runs = {name: {k: [] for k in tables} for name in ops}
+    kinds = list(tables)
+    for i in range(reps):
+        for name, fn in ops.items():
+            for kind in (kinds if i % 2 == 0 else kinds[::-1]):
+                p = fresh(kind)
+                secs, _, a = acct.run(lambda: fn(p))
+                seconds[name][kind].append(secs)
+                runs[name][kind].append(a)
+                rm(p)
+        say(f"  open rep {i}: " + ", ".join(f"{n} {seconds[n]['long'][-1] * 1000:.0f}/{seconds[n]['short'][-1] * 1000:.0f} ms"
+                                            for n in ops) + " (long/short)")
+    rm(SCRATCH / "open")
+    med = {n: {k: statistics.median(v) for k, v in s.items()} for n, s in seconds.items()}
+    ratios = {n: m["long"] / m["short"] for n, m in med.items()}
+    return {"seconds": seconds, "median_seconds": med, "ratio_long_over_short": ratios,
+            "what_each_reader_saw": checks, "runs": runs}
+
+
+# ------------------------------------------------------------------ (b) writing a checkpoint of many files
+
+def write_many_files(spark, path, files):
+    spark.conf.set("spark.sql.files.maxRecordsPerFile", "1")
+    try:
+        secs, _ = timed(lambda: spark.range(0, files, 1, 8).selectExpr("id", "concat('f', CAST(id AS STRING)) AS s")
+                        .write.format("silt").mode("error").save(str(path)))
+    finally:
+        spark.conf.unset("spark.sql.files.maxRecordsPerFile")
+    return secs
+
+
+def open_log_once(spark, acct, table, name):
+    """Silt's and delta-rs' fresh open of `table`, once each (report only)."""
+    ops = openers(spark)
+    out = {}
+    for reader in ("silt_log", "delta_rs"):
+        p = log_copy(table, SCRATCH / f"open-{name}-{reader}")
+        secs, seen, _ = acct.run(lambda: ops[reader](p))
+        out[reader] = {"seconds": secs, "saw": seen}
+        rm(p)
+    return out
+
+
+def bench_checkpoint(spark, acct, sizes, reps):
+    from deltalake import DeltaTable
+    out = {}
+    for files in sizes:
+        path = SCRATCH / f"files-{files}"
+        wsecs = write_many_files(spark, path, files)
+        n = int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
+        commit_bytes = (path / "_delta_log" / f"{0:020d}.json").stat().st_size
+        say(f"  {files:,}-file table: {n:,} files in one commit ({commit_bytes / 2**20:.1f} MiB of JSON), "
+            f"written in {wsecs:.1f} s")
+        before = open_log_once(spark, acct, path, f"{files}-before")
+        secs_list, runs = [], []
+        for i in range(reps):
+            secs, _, a = acct.run(lambda: spark.sql(f"CHECKPOINT '{path}'").collect())
+            secs_list.append(secs)
+            runs.append(a)
+            say(f"    CHECKPOINT rep {i}: {secs:6.2f} s ({n / secs:,.0f} files/s, JVM CPU {a['jvm_cpu_s']:.0f} s, "
+                f"task CPU {a['task_cpu_s']} s, other load {a['other_load']:.0%})")
+        cp_files = sorted((path / "_delta_log").glob("*.checkpoint*.parquet"))
+        after = open_log_once(spark, acct, path, f"{files}-after")
+        # delta-rs' own checkpoint of the same log, on a real copy of _delta_log (it writes into it)
+        drs = SCRATCH / f"deltars-{files}"
+        rm(drs)
+        drs.mkdir(parents=True)
+        shutil.copytree(path / "_delta_log", drs / "_delta_log",
+                        ignore=shutil.ignore_patterns("*.checkpoint*", "_last_checkpoint", "*_last_checkpoint.crc"))
+        dt = DeltaTable(str(drs))
+        drs_secs, _ = timed(dt.create_checkpoint)
+        rm(drs)
+        med = statistics.median(secs_list)
+        out[files] = {"files": n, "write_seconds": wsecs, "commit_json_bytes": commit_bytes,
+                      "checkpoint_seconds": secs_list, "median_seconds": med, "files_per_second": n / med,
+                      "checkpoint_bytes": sum(p.stat().st_size for p in cp_files),
+                      "checkpoint_files": [p.name for p in cp_files], "runs": runs,
+                      "open_before_checkpoint": before, "open_after_checkpoint": after,
+                      "deltars_create_checkpoint_seconds": drs_secs}
+        say(f"    delta-rs create_checkpoint: {drs_secs:.2f} s; fresh open before/after the checkpoint: "
+            f"silt {before['silt_log']['seconds']:.2f}/{after['silt_log']['seconds']:.2f} s, "
+            f"delta-rs {before['delta_rs']['seconds']:.2f}/{after['delta_rs']['seconds']:.2f} s")
+        rm(path)
+    (a, b) = sorted(out)[0], sorted(out)[-1]
+    slope = (out[b]["median_seconds"] - out[a]["median_seconds"]) / (out[b]["files"] - out[a]["files"]) if b != a else None
+    fit = None
+    if slope is not None:
+        fixed = out[a]["median_seconds"] - slope * out[a]["files"]
+        fit = {"seconds_per_1000_files": slope * 1000, "fixed_seconds": fixed,
+               "extrapolated_seconds_at": {str(EXTRAPOLATE_TO): fixed + slope * EXTRAPOLATE_TO}}
+    return {"sizes": {str(k): v for k, v in out.items()}, "linear_fit": fit}
+
+
+# ------------------------------------------------------------------ driver
+
+def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40_000, cp_reps=3):
+    rm(SCRATCH)
+    SCRATCH.mkdir(parents=True)
+    t0 = time.perf_counter()
+    spark = build_spark()
+    acct = Accounting(spark)
+    try:
+        env = environment()
+        tables = {"long": SCRATCH / "long", "short": SCRATCH / "short"}
+        say(f"  building the short log ({short} commits):")
+        built_short = build_log(spark, tables["short"], short, budget)
+        say(f"    {built_short['commits']} commits in {built_short['seconds']:.1f} s")
+        say(f"  building the long log (target {commits:,} commits, budget {budget:.0f} s):")
+        built_long = build_log(spark, tables["long"], commits, budget)
+        say(f"    {built_long['commits']:,} commits in {built_long['seconds']:.0f} s "
+            f"({built_long['commits_per_second']:.1f} commits/s)")
+        n_log, b_log = folder_stats(tables["long"] / "_delta_log")
+        opened = bench_open(spark, acct, tables, open_reps)
+        ckpt = bench_checkpoint(spark, acct, sorted({max(files // 4, 1), files}), cp_reps)
+        r = opened["ratio_long_over_short"]
+        targets = {f"open_{n}_long_over_short": {"target": TARGET_OPEN, "value": r[n], "ok": r[n] <= TARGET_OPEN}
+                   for n in ("silt_read", "silt_log")}
+        all_runs = [("open " + n + " " + k, a) for n, per in opened["runs"].items() for k, rs in per.items() for a in rs]
+        all_runs += [(f"checkpoint {k}", a) for k, v in ckpt["sizes"].items() for a in v["runs"]]
+        result = {
+            "benchmark": "checkpoint",
+            "checkpoint_interval": INTERVAL,
+            "build": {"long": built_long, "short": built_short, "long_log_files": n_log, "long_log_bytes": b_log,
+                      "target_commits": commits, "budget_seconds": budget},
+            "open": opened,
+            "checkpoint_write": ckpt,
+            "targets": targets,
+            "all_targets_met": all(t["ok"] for t in targets.values()),
+            "busy_machine_runs": [f"{k} ({a['other_load']:.0%})" for k, a in all_runs if a["other_load"] > 0.10],
+            "total_seconds": time.perf_counter() - t0,
+        }
+        return result, env
+    finally:
+        spark.stop()
+        rm(SCRATCH)
+
+
+def summary_rows(r):
+    """Rows (benchmark, measure, value) for the closing table."""
+    b, o, c = r["build"], r["open"], r["checkpoint_write"]
+    lg, sh = b["long"], b["short"]
+    ms = lambda x: f"{x * 1000:.0f} ms"
+    ok = lambda n: "ok" if r["targets"][f"open_{n}_long_over_short"]["ok"] else "ABOVE TARGET"
+    short_of = "" if lg["reached_target"] else f" (TARGET {b['target_commits']:,} NOT REACHED in the {b['budget_seconds']:.0f} s budget)"
+    rows = [("checkpoint", f"long log built by INSERTs: commits{short_of}",
+             f"{lg['commits']:,} in {lg['seconds']:.0f} s ({lg['commits_per_second']:.1f}/s)"),
+            ("checkpoint", "INSERT latency, median: plain / checkpointing commit",
+             f"{lg['median_insert_ms']:.0f} / {lg['median_checkpointing_insert_ms']:.0f} ms"),
+            ("checkpoint", "  checkpointing INSERT median, first / last 1000 commits",
+             f"{lg['by_thousand'][0]['checkpointing_median_ms']:.0f} / {lg['by_thousand'][-1]['checkpointing_median_ms']:.0f} ms"
+             if lg["by_thousand"] else "-")]
+    for n, label in (("silt_read", "Silt spark.read...load().schema"), ("silt_log", "Silt TableLog.forPath().latest()"),
+                     ("delta_rs", "delta-rs DeltaTable() (report only)")):
+        m = o["median_seconds"][n]
+        tgt = f" (target <= {TARGET_OPEN})" if n != "delta_rs" else ""
+        rows.append(("checkpoint", f"open {label}: {lg['commits']:,} / {sh['commits']} commits, medians",
+                     f"{ms(m['long'])} / {ms(m['short'])}"))
+        rows.append(("checkpoint", f"  ratio long/short{tgt}",
+                     f"{o['ratio_long_over_short'][n]:.2f}x" + (f" {ok(n)}" if tgt else "")))
+    for k, v in c["sizes"].items():
+        rows.append(("checkpoint", f"CHECKPOINT of {v['files']:,} files, median of {len(v['checkpoint_seconds'])}",
+                     f"{v['median_seconds']:.2f} s ({v['files_per_second']:,.0f} files/s, "
+                     f"{v['checkpoint_bytes'] / 2**20:.1f} MiB); delta-rs {v['deltars_create_checkpoint_seconds']:.2f} s"))
+        rows.append(("checkpoint", f"  fresh open of the {v['files']:,}-file table, Silt: JSON commit / checkpoint",
+                     f"{v['open_before_checkpoint']['silt_log']['seconds']:.2f} / "
+                     f"{v['open_after_checkpoint']['silt_log']['seconds']:.2f} s"))
+    if c["linear_fit"]:
+        f = c["linear_fit"]
+        rows.append(("checkpoint", f"CHECKPOINT, linear fit (fixed + per 1000 files) -> {EXTRAPOLATE_TO:,} files (extrapolated)",
+                     f"{f['fixed_seconds']:.2f} s + {f['seconds_per_1000_files']:.3f} s -> "
+                     f"{f['extrapolated_seconds_at'][str(EXTRAPOLATE_TO)]:.0f} s"))
+    if r["busy_machine_runs"]:
+        rows.append(("checkpoint", "WARNING: other processes used > 10% of the CPUs during",
+                     ", ".join(r["busy_machine_runs"])))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--commits", type=int, default=10_000, help="commits of the long log (target)")
+    ap.add_argument("--short", type=int, default=100, help="commits of the short log")
+    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds the long log's INSERT loop may take")
+    ap.add_argument("--open-reps", type=int, default=7)
+    ap.add_argument("--files", type=int, default=40_000, help="files of the larger checkpoint table")
+    ap.add_argument("--cp-reps", type=int, default=3)
+    args = ap.parse_args(argv)
+    result, env = run_benchmark(args.commits, args.short, args.build_budget, args.open_reps, args.files, args.cp_reps)
+    say(f"  -> {save_result(result, env)}\n")
+    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
+    say(f"\ntotal {result['total_seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

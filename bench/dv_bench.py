@@ -1,0 +1,238 @@
+"""Deletion vectors benchmark: DELETE of scattered rows with DVs against copy-on-write, and the
+cost DVs add to a full scan.
+
+Data: ROWS rows (default 10 M) in FILES (64) files, one per `spark.range` partition (so each file
+holds a contiguous id range), columns id BIGINT, k INT, amount DOUBLE, user STRING. Two base tables
+are written from the same deterministic frame: one created with 'delta.enableDeletionVectors' =
+'true', one with 'false'.
+
+(a) DELETE FROM silt.`<t>` WHERE id % 1000 = 7 (0.1% of the rows, in every file) on a fresh copy
+    of each base table (a real copy, at a path the JVM has not read), alternating which mode goes
+    first, REPS (2) times each after a warm-up on a small table; ratio: median COW / median DV
+    (target >= 10).
+(b) the same full scan (count and sums over all four columns, so every Parquet column is read)
+    of the DV table after its delete and of the copy-on-write table after its delete (the same
+    rows, stored without DVs), alternating, SCAN_REPS (5) times each after a warm-up; ratio:
+    median DV / median COW (target <= 1.1). The base table without any delete is scanned too
+    (report only). Both answers must agree.
+
+One JVM (local[2], driver memory 4g, 8 shuffle partitions). Writes bench/results/dv.json; scratch
+tables go to bench/results/tmp/dv/ and are removed at the end. About 4-5 minutes with the
+defaults on 2 cores.
+
+    .venv/bin/python bench/dv_bench.py [--rows N] [--files F] [--reps R] [--scan-reps R]
+"""
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import SCRATCH_DIR, build_spark, folder_stats, rm, save_result, say, table_lines, timed  # noqa: E402
+from optimize_bench import Accounting, environment  # noqa: E402
+
+SCRATCH = SCRATCH_DIR / "dv"
+PREDICATE = "id % 1000 = 7"
+TARGET_DELETE = 10.0   # copy-on-write / DV, at least
+TARGET_SCAN = 1.1      # DV / no DV, at most
+MODES = ("dv", "cow")
+
+
+def frame(spark, rows, files):
+    return spark.range(0, rows, 1, files).selectExpr(
+        "id", "CAST(id % 97 AS INT) AS k", "CAST(id * 0.37 AS DOUBLE) AS amount",
+        "concat('user_', CAST(id % 50000 AS STRING)) AS user")
+
+
+def create_table(spark, path, rows, files, dv):
+    spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, k INT, amount DOUBLE, user STRING) USING silt "
+              f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{'true' if dv else 'false'}')")
+    frame(spark, rows, files).write.format("silt").mode("append").save(str(path))
+
+
+def scan(spark, path):
+    """A full scan reading every column; returns the answer as a tuple."""
+    r = spark.read.format("silt").load(str(path)).selectExpr(
+        "count(*) AS n", "sum(id) AS s_id", "sum(k) AS s_k", "sum(amount) AS s_amount",
+        "sum(length(user)) AS s_user").collect()[0]
+    return (r["n"], r["s_id"], r["s_k"], round(r["s_amount"], 2), r["s_user"])
+
+
+def delete(spark, path):
+    return spark.sql(f"DELETE FROM silt.`{path}` WHERE {PREDICATE}").collect()[0][0]
+
+
+def last_commit_info(path):
+    log = Path(path) / "_delta_log"
+    last = max((p for p in log.glob("*.json") if p.name[:-5].isdigit()), key=lambda p: int(p.name[:-5]))
+    for line in last.read_text().splitlines():
+        if line.startswith('{"commitInfo"'):
+            info = json.loads(line)["commitInfo"]
+            return {"version": int(last.name[:-5]), "operation": info.get("operation"),
+                    "operationMetrics": info.get("operationMetrics")}
+    return None
+
+
+def table_files(path):
+    n_data, b_data = folder_stats(path, "*.parquet")
+    n_dv, b_dv = folder_stats(path, "*.bin")
+    return {"parquet_files_on_disk": n_data, "parquet_bytes_on_disk": b_data,
+            "dv_files": n_dv, "dv_bytes": b_dv}
+
+
+def snapshot_files(spark, path):
+    return int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
+
+
+def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
+    rm(SCRATCH)
+    SCRATCH.mkdir(parents=True)
+    t0 = time.perf_counter()
+    spark = build_spark()
+    acct = Accounting(spark)
+    try:
+        env = environment()
+        # Warm-up: both modes' DELETE and scan once on a small table (JIT, class loading).
+        for mode in MODES:
+            w = SCRATCH / f"warm-{mode}"
+            create_table(spark, w, max(rows // 50, 20000), 8, mode == "dv")
+            delete(spark, w)
+            scan(spark, w)
+            rm(w)
+        base = {}
+        write_secs = {}
+        for mode in MODES:
+            base[mode] = SCRATCH / f"base-{mode}"
+            write_secs[mode], _ = timed(lambda: create_table(spark, base[mode], rows, files, mode == "dv"))
+            n = snapshot_files(spark, base[mode])
+            say(f"  base table ({mode}): {rows:,} rows, {n} files, written in {write_secs[mode]:.1f} s")
+            if n != files:
+                raise RuntimeError(f"the {mode} base table has {n} files, not {files}")
+
+        # (a) DELETE, each on a fresh copy
+        seconds, runs, deleted, commits = ({m: [] for m in MODES} for _ in range(4))
+        last = {}
+        for i in range(reps):
+            for mode in (MODES if i % 2 == 0 else MODES[::-1]):
+                path = SCRATCH / f"{mode}-{i}"
+                shutil.copytree(base[mode], path)
+                secs, n, a = acct.run(lambda: delete(spark, path))
+                seconds[mode].append(secs)
+                runs[mode].append(a)
+                deleted[mode].append(n)
+                commits[mode].append(last_commit_info(path))
+                say(f"  DELETE {mode:3s} rep {i}: {secs:6.2f} s, {n:,} rows (JVM CPU {a['jvm_cpu_s']:.0f} s, "
+                    f"other load {a['other_load']:.0%})")
+                if i < reps - 1:
+                    rm(path)
+                else:
+                    last[mode] = path
+        med = {m: statistics.median(v) for m, v in seconds.items()}
+        delete_ratio = med["cow"] / med["dv"]
+        expected = len(range(7, rows, 1000))
+        wrong_counts = {m: v for m, v in deleted.items() if any(x != expected for x in v)}
+
+        # (b) full scans: DV table after its delete, COW table after its delete, base (report only)
+        targets = {"dv": last["dv"], "cow": last["cow"], "base": base["cow"]}
+        scan_secs, scan_runs, answers = ({k: [] for k in targets} for _ in range(3))
+        for k, p in targets.items():
+            scan(spark, p)  # warm-up (and the snapshot of each path loaded once, as a reader would)
+        order = list(targets)
+        for i in range(scan_reps):
+            for k in (order if i % 2 == 0 else order[::-1]):
+                secs, ans, a = acct.run(lambda: scan(spark, targets[k]))
+                scan_secs[k].append(secs)
+                scan_runs[k].append(a)
+                answers[k].append(ans)
+            say(f"  scan rep {i}: " + ", ".join(f"{k} {scan_secs[k][-1]:.2f} s" for k in order))
+        smed = {k: statistics.median(v) for k, v in scan_secs.items()}
+        scan_ratio = smed["dv"] / smed["cow"]
+        agree = len({*answers["dv"], *answers["cow"]}) == 1
+        layout = {k: dict(table_files(p), snapshot_files=snapshot_files(spark, p)) for k, p in targets.items()}
+
+        loaded = [f"{kind} rep {i} ({a['other_load']:.0%})"
+                  for kind, rs in [*(("delete " + m, r) for m, r in runs.items()),
+                                   *(("scan " + k, r) for k, r in scan_runs.items())]
+                  for i, a in enumerate(rs) if a["other_load"] > 0.10]
+        result = {
+            "benchmark": "dv",
+            "rows": rows, "files": files, "reps": reps, "scan_reps": scan_reps, "predicate": PREDICATE,
+            "base_write_seconds": write_secs,
+            "delete": {"seconds": seconds, "median_seconds": med, "rows_deleted": deleted,
+                       "rows_expected": expected, "wrong_counts": wrong_counts,
+                       "ratio_cow_over_dv": delete_ratio, "commits": commits, "runs": runs},
+            "scan": {"seconds": scan_secs, "median_seconds": smed, "ratio_dv_over_cow": scan_ratio,
+                     "answers": {k: [list(a) for a in v] for k, v in answers.items()}, "answers_agree": agree,
+                     "runs": scan_runs},
+            "tables_after_delete": layout,
+            "busy_machine_runs": loaded,
+            "targets": {"delete_cow_over_dv": {"target": TARGET_DELETE, "value": delete_ratio,
+                                               "ok": delete_ratio >= TARGET_DELETE},
+                        "scan_dv_over_cow": {"target": TARGET_SCAN, "value": scan_ratio,
+                                             "ok": scan_ratio <= TARGET_SCAN}},
+            "total_seconds": time.perf_counter() - t0,
+        }
+        result["all_targets_met"] = all(t["ok"] for t in result["targets"].values()) and agree and not wrong_counts
+        return result, env
+    finally:
+        spark.stop()
+        rm(SCRATCH)
+
+
+def _stage_summary(run, top=3):
+    """The stages that took the longest in one timed run: 'name: wall s (tasks)'."""
+    st = sorted(run.get("stages") or [], key=lambda s: -s["wall_s"])[:top]
+    return "; ".join(f"{s['name'].strip()[:30]} {s['wall_s']:.1f} s ({s['tasks']} tasks)" for s in st) or "-"
+
+
+def summary_rows(r):
+    """Rows (benchmark, measure, value) for the closing table."""
+    d, s, t = r["delete"], r["scan"], r["targets"]
+    ok = lambda k: "ok" if t[k]["ok"] else ("ABOVE TARGET" if k.startswith("scan") else "BELOW TARGET")
+    secs = lambda v: ", ".join(f"{x:.2f}" for x in v)
+    la = r["tables_after_delete"]
+    rows = [
+        ("dv", f"DELETE {r['predicate']} ({r['rows']:,} rows, {r['files']} files): DV, median of {r['reps']}",
+         f"{d['median_seconds']['dv']:.2f} s ({secs(d['seconds']['dv'])})"),
+        ("dv", "DELETE, copy-on-write, median", f"{d['median_seconds']['cow']:.2f} s ({secs(d['seconds']['cow'])})"),
+        ("dv", f"DELETE ratio COW/DV (target >= {TARGET_DELETE:g})", f"{d['ratio_cow_over_dv']:.1f}x {ok('delete_cow_over_dv')}"),
+        ("dv", "rows deleted (expected)", f"{d['rows_deleted']['dv'][0]:,} dv, {d['rows_deleted']['cow'][0]:,} cow "
+         f"({d['rows_expected']:,})"),
+        ("dv", "after DELETE: DV files / data files rewritten by COW",
+         f"{la['dv']['dv_files']} DV files ({la['dv']['dv_bytes'] / 1024:.0f} KiB) / "
+         f"{(d['commits']['cow'][0] or {}).get('operationMetrics', {}).get('numAddedFiles', '?')} files"),
+        ("dv", f"full scan, DV table, median of {r['scan_reps']}", f"{s['median_seconds']['dv']:.2f} s"),
+        ("dv", "full scan, same rows without DVs (COW table)", f"{s['median_seconds']['cow']:.2f} s"),
+        ("dv", "full scan, base table before any delete (report only)", f"{s['median_seconds']['base']:.2f} s"),
+        ("dv", f"scan ratio DV/no-DV (target <= {TARGET_SCAN})", f"{s['ratio_dv_over_cow']:.3f} {ok('scan_dv_over_cow')}"),
+        ("dv", "same answer with and without DVs", str(s["answers_agree"])),
+        ("dv", "slowest stages, DELETE DV rep 0", _stage_summary(d["runs"]["dv"][0])),
+        ("dv", "slowest stages, DELETE COW rep 0", _stage_summary(d["runs"]["cow"][0])),
+    ]
+    if d["wrong_counts"]:
+        rows.append(("dv", "WARNING: wrong deleted-row counts", str(d["wrong_counts"])))
+    if r["busy_machine_runs"]:
+        rows.append(("dv", "WARNING: other processes used > 10% of the CPUs during",
+                     ", ".join(r["busy_machine_runs"])))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--files", type=int, default=64)
+    ap.add_argument("--reps", type=int, default=2, help="DELETE repetitions of each mode")
+    ap.add_argument("--scan-reps", type=int, default=5, help="full-scan repetitions of each table")
+    args = ap.parse_args(argv)
+    result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps)
+    say(f"  -> {save_result(result, env)}\n")
+    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
+    say(f"\ntotal {result['total_seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The ``silt`` command line: inspect a table, draw its file layout, run Silt SQL.
+
+    python -m silt inspect /data/events
+    python -m silt layout /data/events --columns x,y --plot layout.png
+    python -m silt sql "OPTIMIZE '/data/events' ZORDER BY (x, y)"
+
+Everything goes through the engine (a local SparkSession with Silt): the CLI never reads the
+Delta log itself.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from silt.errors import SiltException
+from silt.sql.check import check
+
+
+def _session():  # pragma: no cover - starts a JVM
+    from pyspark.sql import SparkSession
+
+    import silt
+
+    spark = (silt.configure(SparkSession.builder.master("local[*]").appName("silt-cli"))
+             .config("spark.ui.enabled", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def inspect_table(spark: Any, path: str, history: int = 5) -> Dict[str, Any]:
+    """Version, protocol, files, rows, deletion vectors, checkpoint and recent history of a table."""
+    from pyspark.sql import functions as F
+
+    from silt.table import SiltTable
+
+    t = SiltTable.for_path(spark, path)
+    d = t.detail().first()
+    f = t.files().agg(
+        F.count("*").alias("files"), F.sum("size").alias("bytes"),
+        F.sum("numLogicalRecords").alias("rows"), F.sum("numRecords").alias("physical_rows"),
+        F.count("deletionVector").alias("deletion_vectors"), F.sum("deletedRows").alias("deleted_rows")).first()
+    return {
+        "path": d["location"], "version": d["version"], "id": d["id"],
+        "protocol": {"minReaderVersion": d["minReaderVersion"], "minWriterVersion": d["minWriterVersion"],
+                     "features": list(d["tableFeatures"])},
+        "partition_columns": list(d["partitionColumns"]), "properties": dict(d["properties"]),
+        "files": f["files"], "bytes": f["bytes"] or 0, "rows": f["rows"] or 0,
+        "physical_rows": f["physical_rows"] or 0, "deletion_vectors": f["deletion_vectors"],
+        "deleted_rows": f["deleted_rows"] or 0, "last_checkpoint": d["lastCheckpointVersion"],
+        "history": [{"version": h["version"], "timestamp": str(h["timestamp"]), "operation": h["operation"],
+                     "metrics": dict(h["operationMetrics"] or {})} for h in t.history(history).collect()],
+    }
+
+
+def _bounds(stats: Optional[str], column: str) -> Optional[Tuple[float, float]]:
+    if not stats:
+        return None
+    parsed = json.loads(stats)
+    lo, hi = parsed.get("minValues", {}), parsed.get("maxValues", {})
+    for part in column.split("."):
+        lo, hi = (lo or {}).get(part), (hi or {}).get(part)
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
+        return None
+    return float(lo), float(hi)
+
+
+def skipping_score(boxes: Sequence[Tuple[float, float]], selectivity: float = 0.01, trials: int = 200,
+                   seed: int = 7) -> float:
+    """Mean fraction of files a range predicate covering `selectivity` of the value span must read."""
+    if not boxes:
+        return 1.0
+    lo, hi = min(b[0] for b in boxes), max(b[1] for b in boxes)
+    width = (hi - lo) * selectivity
+    rnd = random.Random(seed)
+    total = 0.0
+    for _ in range(trials):
+        a = lo + rnd.random() * max(hi - lo - width, 0.0)
+        total += sum(1 for b in boxes if b[0] <= a + width and b[1] >= a) / len(boxes)
+    return total / trials
+
+
+def layout(spark: Any, path: str, columns: List[str]) -> Dict[str, Any]:
+    """Per-file min/max of two columns and, per column, the skipping score of 1 % ranges."""
+    from silt.table import SiltTable
+
+    files = SiltTable.for_path(spark, path).files().select("path", "stats").collect()
+    boxes: List[Dict[str, Any]] = []
+    for f in files:
+        b = [_bounds(f["stats"], c) for c in columns]
+        if all(b):
+            boxes.append({"path": f["path"], "bounds": b})
+    scores = {c: skipping_score([b["bounds"][i] for b in boxes]) for i, c in enumerate(columns)}
+    return {"path": path, "columns": columns, "files": len(files), "files_with_stats": len(boxes),
+            "skipping_score": scores, "boxes": boxes}
+
+
+def plot(result: Dict[str, Any], out: str) -> None:  # pragma: no cover - needs matplotlib
+    """Draws each file's min/max box of the two columns."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Rectangle
+    except ImportError as e:
+        raise SystemExit("plotting needs matplotlib: pip install 'silt[plot]'") from e
+    x, y = result["columns"]
+    fig, ax = plt.subplots(figsize=(7, 7))
+    for b in result["boxes"]:
+        (x0, x1), (y0, y1) = b["bounds"]
+        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, alpha=0.6))
+    if result["boxes"]:
+        ax.set_xlim(min(b["bounds"][0][0] for b in result["boxes"]), max(b["bounds"][0][1] for b in result["boxes"]))
+        ax.set_ylim(min(b["bounds"][1][0] for b in result["boxes"]), max(b["bounds"][1][1] for b in result["boxes"]))
+    s = result["skipping_score"]
+    ax.set_title(f"{result['files_with_stats']} files; a 1% range reads {s[x]:.0%} of files on {x}, {s[y]:.0%} on {y}")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    fig.savefig(out, dpi=110, bbox_inches="tight")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of ``python -m silt`` and the ``silt`` script."""
+    parser = argparse.ArgumentParser(prog="silt", description="Silt table tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_inspect = sub.add_parser("inspect", help="version, protocol, files, rows, deletion vectors, history")
+    p_inspect.add_argument("path")
+    p_inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    p_layout = sub.add_parser("layout", help="per-file min/max of two columns and a skipping score")
+    p_layout.add_argument("path")
+    p_layout.add_argument("--columns", required=True, help="two columns, e.g. x,y")
+    p_layout.add_argument("--plot", help="write a picture of the file boxes to this PNG")
+    p_layout.add_argument("--json", action="store_true")
+    p_sql = sub.add_parser("sql", help="run a statement (Silt statements are syntax-checked first)")
+    p_sql.add_argument("statement")
+    args = parser.parse_args(argv)
+
+    if args.command == "sql":
+        problem = check(args.statement)
+        if problem:
+            print(problem.render(args.statement), file=sys.stderr)
+            return 2
+    try:
+        spark = _session()
+        if args.command == "inspect":
+            info = inspect_table(spark, args.path)
+            if args.json:
+                print(json.dumps(info, indent=2, default=str))
+            else:
+                _print_inspect(info)
+        elif args.command == "layout":
+            columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+            if len(columns) != 2:
+                parser.error("--columns takes exactly two columns")
+            result = layout(spark, args.path, columns)
+            if args.plot:
+                plot(result, args.plot)
+            summary = {k: v for k, v in result.items() if k != "boxes"}
+            print(json.dumps(summary, indent=2) if args.json else
+                  f"{result['files']} files; 1% range skipping score: " +
+                  ", ".join(f"{c} reads {s:.1%} of files" for c, s in result["skipping_score"].items()))
+        else:
+            from silt.errors import reraise
+            reraise(lambda: spark.sql(args.statement)).show(truncate=False)
+    except SiltException as e:
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_inspect(info: Dict[str, Any]) -> None:
+    print(f"table      {info['path']}  (version {info['version']})")
+    p = info["protocol"]
+    print(f"protocol   reader {p['minReaderVersion']}, writer {p['minWriterVersion']}"
+          + (f", features {', '.join(p['features'])}" if p["features"] else ""))
+    print(f"partitions {', '.join(info['partition_columns']) or '-'}")
+    print(f"files      {info['files']:,} ({info['bytes']:,} bytes)")
+    print(f"rows       {info['rows']:,} ({info['physical_rows']:,} physical)")
+    print(f"deletion   {info['deletion_vectors']} vectors, {info['deleted_rows']:,} deleted rows")
+    print(f"checkpoint {info['last_checkpoint'] if info['last_checkpoint'] is not None else '-'}")
+    print("history")
+    for h in info["history"]:
+        print(f"  v{h['version']:<5} {h['timestamp']:<26} {h['operation']}")

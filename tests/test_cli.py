@@ -1,0 +1,63 @@
+"""The silt command line: syntax errors before any JVM, inspect, layout pictures."""
+import json
+import subprocess
+import sys
+import time
+
+from pyspark.sql import functions as F
+
+from silt.cli import inspect_table, layout, main, plot, skipping_score
+from silt.sql.check import check, is_silt_statement
+from conftest import python_env
+
+
+def test_syntax_errors_are_reported_with_a_caret_without_a_jvm(capsys):
+    t0 = time.time()
+    assert main(["sql", "OPTIMIZE events ZORDER BY ()"]) == 2
+    err = capsys.readouterr().err
+    assert "line 1, column 28" in err and err.rstrip().endswith("^")
+    assert time.time() - t0 < 5
+    problem = check("VACUUM t RETAIN x HOURS")
+    assert problem is not None and problem.column == 16
+    assert check("SELECT * FROM nothing WHERE") is None  # Spark's to judge
+    assert check("describe history 'p' limit 3") is None
+    assert is_silt_statement("desc files t") and not is_silt_statement("DESCRIBE TABLE t")
+
+
+def test_skipping_score():
+    grid = [(i / 8, (i + 1) / 8) for i in range(8)]
+    assert abs(skipping_score(grid) - 0.135) < 0.03
+    assert skipping_score([(0.0, 1.0)] * 4) == 1.0
+
+
+def test_inspect_and_layout(spark, tmp_path):
+    p = str(tmp_path / "t")
+    (spark.range(0, 20000, numPartitions=8).select("id", (F.rand(1) * 100).alias("x"), (F.rand(2) * 100).alias("y"))
+     .write.format("silt").save(p))
+    info = inspect_table(spark, p)
+    assert (info["files"], info["rows"], info["version"], info["deletion_vectors"]) == (8, 20000, 0, 0)
+    assert info["history"][0]["operation"] == "WRITE"
+    before = layout(spark, p, ["x", "y"])
+    assert before["skipping_score"]["x"] > 0.9
+    spark.conf.set("spark.silt.optimize.maxFileSize", str(info["bytes"] // 16))
+    try:
+        spark.sql(f"OPTIMIZE '{p}' ZORDER BY (x, y)")
+    finally:
+        spark.conf.unset("spark.silt.optimize.maxFileSize")
+    after = layout(spark, p, ["x", "y"])
+    assert after["skipping_score"]["x"] < 0.4 and after["skipping_score"]["y"] < 0.4
+    out = tmp_path / "layout.png"
+    plot(after, str(out))
+    assert out.stat().st_size > 1000
+
+
+def test_module_entry_point(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(0, 10).write.format("silt").save(p)
+    r = subprocess.run([sys.executable, "-m", "silt", "inspect", p, "--json"], env=python_env(),
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout)["rows"] == 10
+    r = subprocess.run([sys.executable, "-m", "silt", "inspect", str(tmp_path)], env=python_env(),
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 1 and "NotADeltaTableException" in r.stderr
