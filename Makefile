@@ -14,7 +14,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "python[test,interop,plot]"
+	$(PY) -m pip install -q -e "python[test,interop,plot,connect]"
 	touch $@
 
 # The engine jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.
@@ -28,6 +28,7 @@ test-scala:
 	$(SBT) test < /dev/null
 
 test-python: build
+	cd python && ../$(PY) -m mypy silt
 	$(PY) -m pytest tests -q -p no:cacheprovider
 
 test: build test-scala test-python

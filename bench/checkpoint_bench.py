@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, build_spark, folder_stats, link_copy, rm, save_result, say, table_lines, timed  # noqa: E402
+from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
 from optimize_bench import Accounting, environment  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "checkpoint"
@@ -48,6 +48,12 @@ EXTRAPOLATE_TO = 1_000_000
 
 
 # ------------------------------------------------------------------ (a) opening a long log
+
+def _split(seconds, first_version):
+    """INSERT times of consecutive versions split into (plain commits, checkpointing commits)."""
+    tagged = list(enumerate(seconds, first_version))
+    return [s for v, s in tagged if v % INTERVAL], [s for v, s in tagged if v % INTERVAL == 0]
+
 
 def build_log(spark, path, commits, budget):
     """CREATE TABLE (version 0) then one INSERT per commit until `commits` commits or the budget."""
@@ -61,19 +67,17 @@ def build_log(spark, path, commits, budget):
         secs, _ = timed(lambda: spark.sql(f"INSERT INTO silt.`{path}` VALUES ({version}, 'v{version}')"))
         per.append(secs)
         if version % 1000 == 0:
-            recent = per[-1000:]
-            cps = [s for v, s in enumerate(recent, version - 999) if v % INTERVAL == 0]
-            say(f"    {version:6,} commits, {time.perf_counter() - t0:5.0f} s; last 1000: "
-                f"median {statistics.median(recent) * 1000:.0f} ms, checkpointing commits median "
-                f"{statistics.median(cps) * 1000:.0f} ms")
+            plain, cps = _split(per[-1000:], version - 999)
+            say(f"    {version:6,} commits, {time.perf_counter() - t0:5.0f} s; last 1000 INSERTs, medians: "
+                f"{statistics.median(plain) * 1000:.0f} ms, checkpointing ones {statistics.median(cps) * 1000:.0f} ms")
     total = time.perf_counter() - t0
     made = len(per) + 1
-    plain = [s for v, s in enumerate(per, 1) if v % INTERVAL]
-    cps = [s for v, s in enumerate(per, 1) if v % INTERVAL == 0]
-    by_thousand = [{"versions": f"{i * 1000 + 1}-{min((i + 1) * 1000, len(per))}",
-                    "median_ms": round(statistics.median(c) * 1000, 1),
-                    "checkpointing_median_ms": round(statistics.median(c[INTERVAL - 1 - (i * 1000) % INTERVAL::INTERVAL]) * 1000, 1)}
-                   for i, c in enumerate(per[j:j + 1000] for j in range(0, len(per), 1000)) if len(c) >= INTERVAL]
+    plain, cps = _split(per, 1)
+    by_thousand = []
+    for j in range(0, len(per), 1000):
+        p, c = _split(per[j:j + 1000], j + 1)
+        by_thousand.append({"versions": f"{j + 1}-{j + len(p) + len(c)}", "median_ms": round(statistics.median(p) * 1000, 1),
+                            "checkpointing_median_ms": round(statistics.median(c) * 1000, 1) if c else None})
     return {"commits": made, "latest_version": made - 1, "seconds": total, "commits_per_second": len(per) / total,
             "median_insert_ms": statistics.median(plain) * 1000 if plain else None,
             "median_checkpointing_insert_ms": statistics.median(cps) * 1000 if cps else None,
@@ -216,12 +220,9 @@ def bench_checkpoint(spark, acct, sizes, reps):
 # ------------------------------------------------------------------ driver
 
 def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40_000, cp_reps=3):
-    rm(SCRATCH)
-    SCRATCH.mkdir(parents=True)
     t0 = time.perf_counter()
-    spark = build_spark()
-    acct = Accounting(spark)
-    try:
+    with bench_session(SCRATCH) as spark:
+        acct = Accounting(spark)
         env = environment()
         tables = {"long": SCRATCH / "long", "short": SCRATCH / "short"}
         say(f"  building the short log ({short} commits):")
@@ -248,13 +249,10 @@ def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40
             "checkpoint_write": ckpt,
             "targets": targets,
             "all_targets_met": all(t["ok"] for t in targets.values()),
-            "busy_machine_runs": [f"{k} ({a['other_load']:.0%})" for k, a in all_runs if a["other_load"] > 0.10],
+            "busy_machine_runs": busy_runs(all_runs),
             "total_seconds": time.perf_counter() - t0,
         }
         return result, env
-    finally:
-        spark.stop()
-        rm(SCRATCH)
 
 
 def summary_rows(r):
@@ -263,14 +261,14 @@ def summary_rows(r):
     lg, sh = b["long"], b["short"]
     ms = lambda x: f"{x * 1000:.0f} ms"
     ok = lambda n: "ok" if r["targets"][f"open_{n}_long_over_short"]["ok"] else "ABOVE TARGET"
+    cks = [k for k in lg["by_thousand"] if k["checkpointing_median_ms"] is not None]
     short_of = "" if lg["reached_target"] else f" (TARGET {b['target_commits']:,} NOT REACHED in the {b['budget_seconds']:.0f} s budget)"
     rows = [("checkpoint", f"long log built by INSERTs: commits{short_of}",
              f"{lg['commits']:,} in {lg['seconds']:.0f} s ({lg['commits_per_second']:.1f}/s)"),
             ("checkpoint", "INSERT latency, median: plain / checkpointing commit",
              f"{lg['median_insert_ms']:.0f} / {lg['median_checkpointing_insert_ms']:.0f} ms"),
             ("checkpoint", "  checkpointing INSERT median, first / last 1000 commits",
-             f"{lg['by_thousand'][0]['checkpointing_median_ms']:.0f} / {lg['by_thousand'][-1]['checkpointing_median_ms']:.0f} ms"
-             if lg["by_thousand"] else "-")]
+             " / ".join(f"{k[0]['checkpointing_median_ms']:.0f}" for k in (cks[:1], cks[-1:]) if k) + " ms" if cks else "-")]
     for n, label in (("silt_read", "Silt spark.read...load().schema"), ("silt_log", "Silt TableLog.forPath().latest()"),
                      ("delta_rs", "delta-rs DeltaTable() (report only)")):
         m = o["median_seconds"][n]
@@ -291,10 +289,7 @@ def summary_rows(r):
         rows.append(("checkpoint", f"CHECKPOINT, linear fit (fixed + per 1000 files) -> {EXTRAPOLATE_TO:,} files (extrapolated)",
                      f"{f['fixed_seconds']:.2f} s + {f['seconds_per_1000_files']:.3f} s -> "
                      f"{f['extrapolated_seconds_at'][str(EXTRAPOLATE_TO)]:.0f} s"))
-    if r["busy_machine_runs"]:
-        rows.append(("checkpoint", "WARNING: other processes used > 10% of the CPUs during",
-                     ", ".join(r["busy_machine_runs"])))
-    return rows
+    return rows + busy_rows("checkpoint", r)
 
 
 def main(argv=None):
@@ -307,10 +302,7 @@ def main(argv=None):
     ap.add_argument("--cp-reps", type=int, default=3)
     args = ap.parse_args(argv)
     result, env = run_benchmark(args.commits, args.short, args.build_budget, args.open_reps, args.files, args.cp_reps)
-    say(f"  -> {save_result(result, env)}\n")
-    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
-    say(f"\ntotal {result['total_seconds']:.0f} s")
-    return 0
+    return finish(result, env, summary_rows)
 
 
 if __name__ == "__main__":

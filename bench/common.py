@@ -6,6 +6,7 @@ import json
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -31,6 +32,19 @@ def build_spark(extra_conf=None):
     spark = silt.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+@contextmanager
+def bench_session(scratch):
+    """The benchmark SparkSession with an empty scratch folder; both gone afterwards."""
+    rm(scratch)
+    Path(scratch).mkdir(parents=True)
+    spark = build_spark()
+    try:
+        yield spark
+    finally:
+        spark.stop()
+        rm(scratch)
 
 
 def files_scanned(spark, df):
@@ -83,3 +97,27 @@ def table_lines(rows):
         if j == 0:
             lines.append("  ".join("-" * x for x in w))
     return lines
+
+
+BUSY = 0.10  # other processes used more than this share of the CPUs during a timed run
+
+
+def busy_runs(labelled):
+    """[(label, run accounting)] -> the labels of the runs during which the machine was busy."""
+    return [f"{label} ({a['other_load']:.0%})" for label, a in labelled if a["other_load"] > BUSY]
+
+
+def busy_rows(benchmark, result):
+    """The closing table's warning row for runs made on a busy machine (none when there were none)."""
+    if not result.get("busy_machine_runs"):
+        return []
+    return [(benchmark, f"WARNING: other processes used > {BUSY:.0%} of the CPUs during (seconds not comparable)",
+             ", ".join(result["busy_machine_runs"]))]
+
+
+def finish(result, env, summary_rows):
+    """The end of a benchmark script: saves its JSON, prints its table; returns the exit code."""
+    say(f"  -> {save_result(result, env)}\n")
+    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
+    say(f"\ntotal {result['total_seconds']:.0f} s")
+    return 0

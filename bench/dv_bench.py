@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, build_spark, folder_stats, rm, save_result, say, table_lines, timed  # noqa: E402
+from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, finish, folder_stats, rm, say, timed  # noqa: E402
 from optimize_bench import Accounting, environment  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "dv"
@@ -88,12 +88,9 @@ def snapshot_files(spark, path):
 
 
 def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
-    rm(SCRATCH)
-    SCRATCH.mkdir(parents=True)
     t0 = time.perf_counter()
-    spark = build_spark()
-    acct = Accounting(spark)
-    try:
+    with bench_session(SCRATCH) as spark:
+        acct = Accounting(spark)
         env = environment()
         # Warm-up: both modes' DELETE and scan once on a small table (JIT, class loading).
         for mode in MODES:
@@ -153,10 +150,8 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
         agree = len({*answers["dv"], *answers["cow"]}) == 1
         layout = {k: dict(table_files(p), snapshot_files=snapshot_files(spark, p)) for k, p in targets.items()}
 
-        loaded = [f"{kind} rep {i} ({a['other_load']:.0%})"
-                  for kind, rs in [*(("delete " + m, r) for m, r in runs.items()),
-                                   *(("scan " + k, r) for k, r in scan_runs.items())]
-                  for i, a in enumerate(rs) if a["other_load"] > 0.10]
+        loaded = busy_runs([(f"delete {m} rep {i}", a) for m, rs in runs.items() for i, a in enumerate(rs)] +
+                           [(f"scan {k} rep {i}", a) for k, rs in scan_runs.items() for i, a in enumerate(rs)])
         result = {
             "benchmark": "dv",
             "rows": rows, "files": files, "reps": reps, "scan_reps": scan_reps, "predicate": PREDICATE,
@@ -177,9 +172,6 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
         }
         result["all_targets_met"] = all(t["ok"] for t in result["targets"].values()) and agree and not wrong_counts
         return result, env
-    finally:
-        spark.stop()
-        rm(SCRATCH)
 
 
 def _stage_summary(run, top=3):
@@ -214,10 +206,7 @@ def summary_rows(r):
     ]
     if d["wrong_counts"]:
         rows.append(("dv", "WARNING: wrong deleted-row counts", str(d["wrong_counts"])))
-    if r["busy_machine_runs"]:
-        rows.append(("dv", "WARNING: other processes used > 10% of the CPUs during",
-                     ", ".join(r["busy_machine_runs"])))
-    return rows
+    return rows + busy_rows("dv", r)
 
 
 def main(argv=None):
@@ -228,10 +217,7 @@ def main(argv=None):
     ap.add_argument("--scan-reps", type=int, default=5, help="full-scan repetitions of each table")
     args = ap.parse_args(argv)
     result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps)
-    say(f"  -> {save_result(result, env)}\n")
-    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
-    say(f"\ntotal {result['total_seconds']:.0f} s")
-    return 0
+    return finish(result, env, summary_rows)
 
 
 if __name__ == "__main__":

@@ -12,67 +12,45 @@
              must scan after Silt's ZORDER, a linear sort, delta-rs and the reference Delta Lake
              (from the log's statistics), and the time of Silt's OPTIMIZE against the plain-Spark
              floor and the reference Delta Lake.
+  dv         deletion vectors (bench/dv_bench.py, a child process): DELETE of 0.1% scattered rows
+             with DVs against copy-on-write (target >= 10x faster), and a full scan of the DV
+             table against the same rows without DVs (target <= 1.1x).
+  checkpoint (bench/checkpoint_bench.py, a child process): opening the latest snapshot of a long
+             log (10,000 commits, or as many as INSERTs make in the time budget) against a
+             100-commit log (target <= 1.5x), and CHECKPOINT of tens of thousands of files.
 
 Results: bench/results/<benchmark>.json and a table on stdout. Scratch tables go to
 bench/results/tmp/ (ignored by git) and are removed afterwards.
 
-    .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping|optimize]
+    .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping|optimize|dv|checkpoint]
 
 The write and skipping benchmarks take under ~5 minutes on 2 cores with the defaults, the
-optimize benchmark about 7 more.
+optimize benchmark about 7 more, dv about 5 and checkpoint about 8.
 """
 import argparse
 import datetime as dt
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
-RESULTS_DIR = BENCH_DIR / "results"
-SCRATCH_DIR = RESULTS_DIR / "tmp"
-
-sys.path.insert(0, str(BENCH_DIR))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# bench/common.py: what the benchmarks share (optimize_bench's worker uses build_spark from here)
+from common import (BENCH_DIR, REPO_ROOT, RESULTS_DIR, SCRATCH_DIR, build_spark, files_scanned,  # noqa: E402,F401
+                    rm, save_result, table_lines, timed)
+import checkpoint_bench  # noqa: E402
+import dv_bench  # noqa: E402
 import optimize_bench  # noqa: E402  (bench/optimize_bench.py: imports nothing from here at load time)
+
+# The benchmarks that run as child processes of their own (one JVM at a time), in this order.
+CHILD_BENCHMARKS = {"optimize": optimize_bench, "dv": dv_bench, "checkpoint": checkpoint_bench}
 
 WRITE_TARGET_RATIO = 1.15
 SKIPPING_CONF = "spark.silt.stats.skipping.enabled"
-
-
-def build_spark():
-    sys.path.insert(0, str(REPO_ROOT / "python"))
-    import silt
-    from pyspark.sql import SparkSession
-    builder = (SparkSession.builder.master("local[2]").appName("silt-bench")
-               .config("spark.driver.memory", "4g")
-               .config("spark.sql.shuffle.partitions", "8")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.warehouse.dir", str(SCRATCH_DIR / "warehouse")))
-    spark = silt.configure(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def files_scanned(spark, df):
-    return int(spark._jvm.io.silt.read.ScanMetrics.filesScanned(df._jdf))
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def rm(path):
-    shutil.rmtree(path, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ (a) write throughput
@@ -204,14 +182,6 @@ def environment(spark):
             "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
 
 
-def save(result, env):
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    result = dict(result, environment=env)
-    path = RESULTS_DIR / f"{result['benchmark']}.json"
-    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
-    return path
-
-
 def print_table(results):
     rows = [("benchmark", "measure", "value")]
     for r in results:
@@ -230,14 +200,22 @@ def print_table(results):
                      ("skipping", "same answer both ways", str(r["answers_agree"]))]
             if r.get("warning"):
                 rows.append(("skipping", "WARNING", r["warning"]))
-        elif r["benchmark"] == "optimize":
-            rows += (optimize_bench.summary_rows(r) if "error" not in r
-                     else [("optimize", "FAILED", r["error"])])
-    w = [max(len(str(row[i])) for row in rows) for i in range(3)]
-    for j, row in enumerate(rows):
-        print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(row)))
-        if j == 0:
-            print("  ".join("-" * x for x in w))
+        elif r["benchmark"] in CHILD_BENCHMARKS:
+            rows += (CHILD_BENCHMARKS[r["benchmark"]].summary_rows(r) if "error" not in r
+                     else [(r["benchmark"], "FAILED", r["error"])])
+    print("\n".join(table_lines(rows)))
+
+
+def run_child(name, args):
+    """Runs bench/<name>_bench.py in a child process (its own JVM, after the previous one has
+    exited) and returns the result it saved, or an error entry."""
+    out = RESULTS_DIR / f"{name}.json"
+    started = time.time()
+    print(f"{name}:", flush=True)
+    rc = subprocess.run([sys.executable, str(BENCH_DIR / f"{name}_bench.py")] + [str(a) for a in args]).returncode
+    if rc == 0 and out.exists() and out.stat().st_mtime >= started:
+        return json.loads(out.read_text())
+    return {"benchmark": name, "error": f"bench/{name}_bench.py exited with {rc}"}
 
 
 def main(argv=None):
@@ -249,23 +227,26 @@ def main(argv=None):
     ap.add_argument("--files", type=int, default=100, help="files of the skipping table")
     ap.add_argument("--optimize-rows", type=int, default=10_000_000, help="rows of the optimize benchmark")
     ap.add_argument("--optimize-reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and the floor")
-    ap.add_argument("--only", choices=["write", "skipping", "optimize"])
+    ap.add_argument("--dv-rows", type=int, default=10_000_000, help="rows of the deletion-vector tables")
+    ap.add_argument("--commits", type=int, default=10_000, help="commits of the checkpoint benchmark's long log")
+    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds to build that log with INSERTs")
+    ap.add_argument("--checkpoint-files", type=int, default=40_000, help="files of the CHECKPOINT table")
+    ap.add_argument("--only", choices=["write", "skipping"] + list(CHILD_BENCHMARKS))
     args = ap.parse_args(argv)
 
     SCRATCH_DIR.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     results = []
-    if args.only in (None, "optimize"):
-        # First, before this process starts a JVM: the optimize benchmark runs its JVMs (Silt's,
-        # then the reference Delta Lake's) as child processes, one at a time.
-        rc = subprocess.run([sys.executable, str(BENCH_DIR / "optimize_bench.py"),
-                             "--rows", str(args.optimize_rows), "--reps", str(args.optimize_reps)]).returncode
-        out = RESULTS_DIR / "optimize.json"
-        if rc == 0 and out.exists():
-            results.append(json.loads(out.read_text()))
-        else:
-            results.append({"benchmark": "optimize", "error": f"bench/optimize_bench.py exited with {rc}"})
-    if args.only == "optimize":
+    # First, before this process starts a JVM: these benchmarks run their JVMs as child processes,
+    # one at a time (optimize: Silt's, then the reference Delta Lake's).
+    child_args = {"optimize": ["--rows", args.optimize_rows, "--reps", args.optimize_reps],
+                  "dv": ["--rows", args.dv_rows],
+                  "checkpoint": ["--commits", args.commits, "--build-budget", args.build_budget,
+                                 "--files", args.checkpoint_files]}
+    for name in CHILD_BENCHMARKS:
+        if args.only in (None, name):
+            results.append(run_child(name, child_args[name]))
+    if args.only in CHILD_BENCHMARKS:
         rm(SCRATCH_DIR)
         print()
         print_table(results)
@@ -277,11 +258,11 @@ def main(argv=None):
         if args.only in (None, "write"):
             print("write throughput:", flush=True)
             results.append(bench_write(spark, args.rows, args.reps))
-            print(f"  -> {save(results[-1], env)}")
+            print(f"  -> {save_result(results[-1], env)}")
         if args.only in (None, "skipping"):
             print("data skipping:", flush=True)
             results.append(bench_skipping(spark, args.skip_rows, args.query_reps, args.files))
-            print(f"  -> {save(results[-1], env)}")
+            print(f"  -> {save_result(results[-1], env)}")
     finally:
         spark.stop()
         rm(SCRATCH_DIR)

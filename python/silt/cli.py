@@ -38,10 +38,12 @@ def inspect_table(spark: Any, path: str, history: int = 5) -> Dict[str, Any]:
 
     t = SiltTable.for_path(spark, path)
     d = t.detail().first()
+    assert d is not None
     f = t.files().agg(
         F.count("*").alias("files"), F.sum("size").alias("bytes"),
         F.sum("numLogicalRecords").alias("rows"), F.sum("numRecords").alias("physical_rows"),
         F.count("deletionVector").alias("deletion_vectors"), F.sum("deletedRows").alias("deleted_rows")).first()
+    assert f is not None
     return {
         "path": d["location"], "version": d["version"], "id": d["id"],
         "protocol": {"minReaderVersion": d["minReaderVersion"], "minWriterVersion": d["minWriterVersion"],

@@ -1,0 +1,38 @@
+"""Runs the SiltTable API against a local Spark Connect server (started by pyspark with the Silt
+jar and extension) and prints what it saw as JSON: the Python layer must work over Connect too."""
+import json
+import sys
+import tempfile
+
+from pyspark.sql import SparkSession
+
+import silt
+from silt.table import SiltTable
+
+spark = silt.configure(SparkSession.builder.remote("local[2]")
+                       .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")).getOrCreate()
+assert "connect" in type(spark).__module__, type(spark)
+path = tempfile.mkdtemp() + "/t"
+spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+spark.range(0, 100).selectExpr("id", "cast(id % 3 as string) AS v").write.format("silt").mode("append").save(path)
+t = SiltTable.for_path(spark, path)
+t.delete("id < 10")
+t.update("id = 50", {"v": "'fifty'"})
+src = spark.range(95, 105).selectExpr("id", "'src' AS v")
+t.merge(src, "target.id = source.id").when_matched_update_all().when_not_matched_insert_all().execute()
+t.optimize().execute_zorder_by("id")
+try:
+    SiltTable.for_path(spark, path + "_nothing")
+    error = None
+except silt.NotADeltaTableException as e:
+    error = type(e).__name__
+out = {
+    "rows": t.to_df().count(),
+    "fifty": t.to_df().where("id = 50").first()["v"],
+    "src": t.to_df().where("v = 'src'").count(),
+    "history": [r["operation"] for r in t.history().collect()],
+    "error": error,
+}
+print(json.dumps(out))
+spark.stop()
+sys.exit(0)
