@@ -25,7 +25,7 @@ def _session():  # pragma: no cover - starts a JVM
     import silt
 
     spark = (silt.configure(SparkSession.builder.master("local[*]").appName("silt-cli"))
-             .config("spark.ui.enabled", "false").getOrCreate())
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "true").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

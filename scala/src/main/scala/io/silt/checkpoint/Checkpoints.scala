@@ -24,11 +24,10 @@ object Checkpoints extends Logging {
 
   /** Writes a checkpoint of `snapshot` now, then cleans up expired log files. */
   def checkpoint(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint = {
-    spark.sparkContext.setJobDescription(s"CHECKPOINT ${log.tablePath.getName} at version ${snapshot.version}")
-    try {
+    io.silt.sql.JobDescription(spark, s"CHECKPOINT ${log.tablePath.getName} at version ${snapshot.version}") {
       val written = CheckpointWriter.write(spark, log, snapshot)
       LogCleanup.run(spark, log, snapshot, System.currentTimeMillis())
       written
-    } finally spark.sparkContext.setJobDescription(null)
+    }
   }
 }

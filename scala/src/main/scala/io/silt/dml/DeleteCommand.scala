@@ -21,6 +21,10 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
 
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target
+    io.silt.sql.JobDescription(spark, s"DELETE ${t.snapshot.tablePath.getName}")(execute(spark, t))
+  }
+
+  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
     val candidates = t.candidateFiles(condition)

@@ -28,6 +28,10 @@ final case class MergeCommand(
 
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target
+    io.silt.sql.JobDescription(spark, s"MERGE ${t.snapshot.tablePath.getName}")(execute(spark, t))
+  }
+
+  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val candidates = t.snapshot.files

@@ -20,6 +20,10 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
 
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target
+    io.silt.sql.JobDescription(spark, s"UPDATE ${t.snapshot.tablePath.getName}")(execute(spark, t))
+  }
+
+  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val columns = t.relation.output

@@ -12,7 +12,8 @@ final case class VacuumCommand(table: TableRef, retentionHours: Option[Double], 
 
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)
-    val result = Vacuum.run(spark, path, retentionHours, dryRun)
+    val result = JobDescription(spark, s"VACUUM ${path.getName}${if (dryRun) " DRY RUN" else ""}")(
+      Vacuum.run(spark, path, retentionHours, dryRun))
     if (dryRun) result.files.map(Row(_)) else Seq(Row(path.toString))
   }
 }
