@@ -14,6 +14,7 @@ Operations:
                  rows rendered with the conformance corpus' canon.py, in the table's column order
   write_dataset  {"path"}  writes tests/interop/dataset.py's three commits with format("delta")
   history        {"path"}  -> {"versions": [...], "operations": [...]} from DESCRIBE HISTORY
+  sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
 
 Each operation's result (or its error, as {"ok": false, "error": "..."}) is collected, and one
 line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout at the end; Spark's and
@@ -83,7 +84,13 @@ def op_history(spark, canon, op):
     return {"versions": [r["version"] for r in rows], "operations": [r["operation"] for r in rows]}
 
 
-OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history}
+def op_sql(spark, canon, op):
+    for statement in op["statements"]:
+        spark.sql(statement).collect()
+    return {}
+
+
+OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql}
 
 
 def main(argv):
