@@ -49,13 +49,15 @@ object ZOrderClustering {
     val plan = CurveLayout.plan(weights, dims, levels, numFiles, splitHeavyCells = addNoise)
 
     val key = InterleaveBits(exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) })
-    val noise = Murmur3Hash(analyzed.output, 17)
-    val fileId = CurveFileId(key, noise, plan, bitOffset = (32 - bitsPerColumn) * dims,
-      prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles))
     val keyCol = "__silt_zorder_key"
+    val withKey = data.withColumn(keyCol, SparkInternals.column(key))
+    // The file id reads the computed key column, so the key is computed once per row.
+    val keyAttr = withKey.queryExecution.analyzed.output.last
+    val noise = Murmur3Hash(analyzed.output, 17)
+    val fileId = CurveFileId(keyAttr, noise, plan, bitOffset = (32 - bitsPerColumn) * dims,
+      prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles))
     val original = data.columns.map(c => col(quoted(c)))
-    val clustered = data
-      .withColumn(keyCol, SparkInternals.column(key))
+    val clustered = withKey
       .repartition(plan.numFiles, SparkInternals.column(fileId))
       .sortWithinPartitions((sortColumns.map(c => col(quoted(c))) :+ col(keyCol)): _*)
       .select(original.toIndexedSeq: _*)
