@@ -60,6 +60,24 @@ final case class InterleaveBits(children: Seq[Expression]) extends Expression {
 
 object InterleaveBits {
   /**
+   * The same interleaving of the low `bits` bits of each value as a long (values.length * bits
+   * <= 63): a key Spark sorts by radix instead of by comparing byte arrays.
+   */
+  def interleaveToLong(values: Array[Int], bits: Int): Long = {
+    var out = 0L
+    var b = bits - 1
+    while (b >= 0) {
+      var i = 0
+      while (i < values.length) {
+        out = (out << 1) | ((values(i) >>> b) & 1)
+        i += 1
+      }
+      b -= 1
+    }
+    out
+  }
+
+  /**
    * The low `bits` bits of each value, interleaved from the most significant down, packed
    * big-endian into ceil(values.length * bits / 8) bytes (zero-padded at the end).
    */
@@ -79,4 +97,39 @@ object InterleaveBits {
     }
     out
   }
+}
+
+/**
+ * The Z-order key of small range ids as a long: the low `bitsPerChild` bits of each child,
+ * interleaved most significant first (the order of [[InterleaveBits]] on those bits).
+ */
+final case class CurveKey(children: Seq[Expression], bitsPerChild: Int) extends Expression {
+  require(children.nonEmpty && children.length * bitsPerChild <= 63, "a curve key holds at most 63 bits")
+
+  override def nullable: Boolean = false
+  override def dataType: DataType = org.apache.spark.sql.types.LongType
+  override def prettyName: String = "curve_key"
+
+  override def eval(input: InternalRow): Any = {
+    val values = children.map(c => Option(c.eval(input)).map(_.asInstanceOf[Int]).getOrElse(0)).toArray
+    InterleaveBits.interleaveToLong(values, bitsPerChild)
+  }
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val values = ctx.freshName("values")
+    val evals = children.zipWithIndex.map { case (c, i) =>
+      val e = c.genCode(ctx)
+      s"""${e.code}
+         |$values[$i] = ${e.isNull} ? 0 : ${e.value};""".stripMargin
+    }
+    val code = ctx.splitExpressionsWithCurrentInputs(evals)
+    ev.copy(code = code"""
+      |int[] $values = new int[${children.length}];
+      |$code
+      |long ${ev.value} = ${InterleaveBits.getClass.getName.stripSuffix("$")}.interleaveToLong($values, $bitsPerChild);
+      |boolean ${ev.isNull} = false;""".stripMargin)
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): CurveKey =
+    copy(children = newChildren)
 }

@@ -12,13 +12,14 @@ import org.apache.spark.unsafe.hash.Murmur3_x86_32
  * Spark hash partition is exactly that file's index, so that a plain `repartition(n, key)`
  * keeps every planned file in one task (and no task gets two files).
  *
- * @param key         the interleave_bits key of the row
+ * @param key         the row's curve key: a long (a [[io.silt.expressions.CurveKey]] of `keyBits`
+ *                    bits) or the bytes of interleave_bits
  * @param noise       spreads a heavy cell over its files; evaluated only for such cells
  * @param bitOffset   where the prefix starts in the key (the leading bits are always zero)
  * @param prefixBits  how many bits the finest-level prefix has
  */
 final case class CurveFileId(key: Expression, noise: Expression, plan: CurveLayout.Plan,
-    bitOffset: Int, prefixBits: Int, partitionKeys: Array[Int]) extends BinaryExpression with CodegenFallback {
+    bitOffset: Int, prefixBits: Int, partitionKeys: Array[Int], keyBits: Int = 0) extends BinaryExpression with CodegenFallback {
 
   override def left: Expression = key
   override def right: Expression = noise
@@ -27,14 +28,17 @@ final case class CurveFileId(key: Expression, noise: Expression, plan: CurveLayo
   override def prettyName: String = "curve_file_id"
 
   override def eval(input: InternalRow): Any = {
-    val bytes = key.eval(input).asInstanceOf[Array[Byte]]
-    var prefix = 0L
-    var i = 0
-    while (i < prefixBits) {
-      val pos = bitOffset + i
-      val bit = (bytes(pos >> 3) >>> (7 - (pos & 7))) & 1
-      prefix = (prefix << 1) | bit
-      i += 1
+    val prefix = key.eval(input) match {
+      case long: java.lang.Long => long.longValue() >>> (keyBits - bitOffset - prefixBits)
+      case bytes: Array[Byte] =>
+        var p = 0L
+        var i = 0
+        while (i < prefixBits) {
+          val pos = bitOffset + i
+          p = (p << 1) | ((bytes(pos >> 3) >>> (7 - (pos & 7))) & 1)
+          i += 1
+        }
+        p
     }
     partitionKeys(plan.fileOf(prefix, {
       val n = noise.eval(input)

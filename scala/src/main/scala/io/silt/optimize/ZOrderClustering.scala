@@ -1,6 +1,6 @@
 package io.silt.optimize
 
-import io.silt.expressions.{InterleaveBits, PartitionerExpr, RowSampler}
+import io.silt.expressions.{CurveKey, InterleaveBits, PartitionerExpr, RowSampler}
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Murmur3Hash}
 import org.apache.spark.sql.silt.SparkInternals
@@ -48,14 +48,17 @@ object ZOrderClustering {
     }(r => sample.weights(r))(_ + _)
     val plan = CurveLayout.plan(weights, dims, levels, numFiles, splitHeavyCells = addNoise)
 
-    val key = InterleaveBits(exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) })
+    val rangeIds = exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) }
+    // A long key (sorted by radix) when it fits; the bytes of interleave_bits otherwise.
+    val longKey = dims * bitsPerColumn <= 63
+    val key = if (longKey) CurveKey(rangeIds, bitsPerColumn) else InterleaveBits(rangeIds)
     val keyCol = "__silt_zorder_key"
     val withKey = data.withColumn(keyCol, SparkInternals.column(key))
     // The file id reads the computed key column, so the key is computed once per row.
     val keyAttr = withKey.queryExecution.analyzed.output.last
     val noise = Murmur3Hash(analyzed.output, 17)
-    val fileId = CurveFileId(keyAttr, noise, plan, bitOffset = (32 - bitsPerColumn) * dims,
-      prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles))
+    val fileId = CurveFileId(keyAttr, noise, plan, bitOffset = if (longKey) 0 else (32 - bitsPerColumn) * dims,
+      prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles), keyBits = dims * bitsPerColumn)
     val original = data.columns.map(c => col(quoted(c)))
     val clustered = withKey
       .repartition(plan.numFiles, SparkInternals.column(fileId))

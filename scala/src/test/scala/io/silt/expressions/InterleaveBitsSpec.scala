@@ -49,4 +49,16 @@ class InterleaveBitsSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(projection(row).getBinary(0).toSeq == expr.eval(row).asInstanceOf[Array[Byte]].toSeq)
     }
   }
+
+  test("the long curve key holds the same bits as the byte key") {
+    forAll(Gen.listOfN(3, Gen.choose(0, 1023))) { ids =>
+      val asLong = InterleaveBits.interleaveToLong(ids.toArray, 10)
+      val bytes = InterleaveBits.interleave(ids.toArray, 10) // 30 bits, left-aligned in 4 bytes
+      val fromBytes = java.nio.ByteBuffer.wrap(bytes).getInt.toLong & 0xffffffffL
+      assert(asLong == fromBytes >>> 2)
+      val key = CurveKey(ids.map(i => Literal(i)), 10)
+      assert(key.eval(null) == asLong)
+      assert(GenerateUnsafeProjection.generate(Seq(key))(InternalRow.empty).getLong(0) == asLong)
+    }
+  }
 }
