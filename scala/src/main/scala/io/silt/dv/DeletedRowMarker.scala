@@ -45,11 +45,26 @@ final class DeletedRowMarker(
     val n = batch.numRows()
     if (flags == null || capacity < n) allocate(math.max(n, 4096))
     flags.reset()
+    flags.putBytes(0, n, 0.toByte)
     val rowIndexes = batch.column(rowIndexPosition)
-    var i = 0
-    while (i < n) {
-      flags.putByte(i, if (isDeleted(rowIndexes.getLong(i))) 1.toByte else 0.toByte)
-      i += 1
+    if (n > 0 && deleted.isDefined) {
+      val first = rowIndexes.getLong(0)
+      val last = rowIndexes.getLong(n - 1)
+      lowRows match {
+        case Some(bitmap) if last - first == n - 1 && last <= 0xffffffffL =>
+          // Contiguous row indexes: visit only the deleted rows of this range.
+          val it = bitmap.getIntIterator
+          it.advanceIfNeeded(first.toInt)
+          while (it.hasNext && (it.peekNext() & 0xffffffffL) <= last) {
+            flags.putByte(((it.next() & 0xffffffffL) - first).toInt, 1.toByte)
+          }
+        case _ =>
+          var i = 0
+          while (i < n) {
+            if (isDeleted(rowIndexes.getLong(i))) flags.putByte(i, 1.toByte)
+            i += 1
+          }
+      }
     }
     val columns: Array[ColumnVector] = sources.map(s => if (s < 0) flags else batch.column(s))
     val out = new ColumnarBatch(columns)
@@ -72,6 +87,8 @@ final class DeletedRowMarker(
     flagRow.setByte(0, if (isDeleted(row.getLong(rowIndexPosition))) 1.toByte else 0.toByte)
     projection(joined(row, flagRow))
   }
+
+  private val lowRows = deleted.flatMap(_.lowRows)
 
   private def isDeleted(rowIndex: Long): Boolean = deleted.exists(_.contains(rowIndex))
 

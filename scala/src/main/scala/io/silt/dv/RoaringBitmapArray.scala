@@ -21,6 +21,10 @@ final class RoaringBitmapArray private (private val buckets: mutable.TreeMap[Int
 
   def addAll(rows: Iterable[Long]): Unit = rows.foreach(add)
 
+  /** The 32-bit bitmap holding every row, when all rows are below 2^32 (the usual case). */
+  def lowRows: Option[RoaringBitmap] =
+    if (buckets.keySet.forall(_ == 0)) Some(buckets.getOrElse(0, new RoaringBitmap())) else None
+
   def contains(row: Long): Boolean =
     row >= 0 && buckets.get((row >>> 32).toInt).exists(_.contains(row.toInt))
 
