@@ -1,34 +1,37 @@
 """Checkpoint benchmark: opening the latest snapshot of a long log, and writing a checkpoint of a
-table with many files.
+table with many files. Two parts, each in its own run (bench/run.py runs them one after the other).
 
-(a) Open. Two tables built by Silt itself, one commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')`
-    (after CREATE TABLE ... TBLPROPERTIES ('delta.checkpointInterval' = '10'), so a checkpoint is
-    written after every 10th commit): a long one (target 10,000 commits; the loop stops when its
-    time budget, default 300 s, is spent, and the count reached is reported) and a short one (100
-    commits). Each commit adds one file, so the long table's snapshot also holds more files.
-    "Open" = build the latest snapshot in a JVM that has never seen the path (Silt caches each
-    path's log and latest snapshot in the JVM): every timed open is of a fresh hard-link copy of the
-    table's _delta_log/ (the data files are not needed to open it), by three readers:
+(a) Open (`--part open`, bench/results/checkpoint_open.json). Two tables built by Silt itself, one
+    commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')` after CREATE TABLE ... TBLPROPERTIES
+    ('delta.checkpointInterval' = '10') (so a checkpoint is written after every 10th commit): a long
+    one (target 10,000 commits; the INSERT loop stops when its time budget, default 330 s, is spent,
+    and the count reached is reported: the per-INSERT latencies, checkpointing commits apart, are in
+    the JSON) and a short one (100 commits). Each commit adds one file, so the long table's snapshot
+    also holds more files. "Open" = build the latest snapshot in a JVM that has never seen the path
+    (Silt caches each path's log and latest snapshot in the JVM): every timed open is of a fresh
+    hard-link copy of the table's _delta_log/ (the data files are not needed to open it), by
       silt_read  spark.read.format("silt").load(copy).schema
       silt_log   io.silt.log.TableLog.forPath(spark, copy).latest()   (the log alone, no DataFrame)
       delta_rs   deltalake.DeltaTable(copy)   (delta-rs, in this Python process; report only)
     alternating long / short, OPEN_REPS (7) times each after a warm-up; ratio: median long / median
-    short (target <= 1.5 for Silt).
-(b) Checkpoint write. A table of FILES (default 40,000) one-row files written by Silt in one
-    commit (spark.sql.files.maxRecordsPerFile = 1; 8 write tasks), and one of FILES / 4, so that
-    the time is measured at two sizes; `CHECKPOINT '<t>'` timed CP_REPS (3) times on each (the
-    table's snapshot is already in the JVM, as after a commit; a repeated CHECKPOINT of the same
-    version redoes all the work and skips only the final rename). Reported: seconds, add actions
-    per second, the linear fit through the two sizes and its extrapolation to 1,000,000 files (an
-    extrapolation: 1 M files was not measured), the checkpoint's bytes, and, report only, delta-rs'
-    create_checkpoint() on a copy of the same log and the fresh open of the table before and after
-    the checkpoint.
+    short (target <= 1.5 for Silt). Then one more CHECKPOINT of each table, with the Spark stages it
+    runs (what the checkpointing commits cost).
+(b) Checkpoint write (`--part write`, bench/results/checkpoint_write.json). Tables of FILES (default
+    20,000) and FILES / 4 one-row files written by Silt in one commit each
+    (spark.sql.files.maxRecordsPerFile = 1, 8 write tasks: Spark writes ~200 such files a second
+    here, plain Parquet as slow, so 1 M files is out of reach); `CHECKPOINT '<t>'` timed CP_REPS
+    (5) times on each after a warm-up (the snapshot is already in the JVM, as after a commit; a
+    repeated CHECKPOINT of the same version redoes all the work and skips only the final rename).
+    Reported: seconds, add actions per second, the linear fit through the two sizes and its
+    extrapolation to 1,000,000 files (an extrapolation: 1 M files was not measured), the
+    checkpoint's bytes, and, report only, delta-rs' create_checkpoint() on a copy of the same log
+    and the fresh open of the table before and after the checkpoint.
 
-One JVM (local[2], driver memory 4g, 8 shuffle partitions). Writes bench/results/checkpoint.json;
-scratch tables go to bench/results/tmp/checkpoint/ and are removed at the end. About 7-8 minutes
-with the defaults on 2 cores (most of it building the long log).
+One JVM per part (local[2], driver memory 4g, 8 shuffle partitions). Scratch tables go to
+bench/results/tmp/checkpoint/ and are removed at the end. About 7-8 minutes (open) and 3-4 minutes
+(write) with the defaults on 2 cores.
 
-    .venv/bin/python bench/checkpoint_bench.py [--commits N] [--build-budget S] [--files F]
+    .venv/bin/python bench/checkpoint_bench.py [--part open|write] [--commits N] [--build-budget S] [--files F]
 """
 import argparse
 import shutil
@@ -78,7 +81,9 @@ def build_log(spark, path, commits, budget):
         p, c = _split(per[j:j + 1000], j + 1)
         by_thousand.append({"versions": f"{j + 1}-{j + len(p) + len(c)}", "median_ms": round(statistics.median(p) * 1000, 1),
                             "checkpointing_median_ms": round(statistics.median(c) * 1000, 1) if c else None})
+    checkpointing = [[v, round(x * 1000, 1)] for v, x in enumerate(per, 1) if v % INTERVAL == 0]
     return {"commits": made, "latest_version": made - 1, "seconds": total, "commits_per_second": len(per) / total,
+            "checkpointing_insert_ms_by_version": checkpointing,
             "median_insert_ms": statistics.median(plain) * 1000 if plain else None,
             "median_checkpointing_insert_ms": statistics.median(cps) * 1000 if cps else None,
             "by_thousand": by_thousand, "reached_target": made >= commits}
@@ -168,7 +173,13 @@ def open_log_once(spark, acct, table, name):
 
 
 def bench_checkpoint(spark, acct, sizes, reps):
+    import pyarrow as pa
     from deltalake import DeltaTable
+    warm = SCRATCH / "warm"  # warm-up (JIT, class loading): a small table checkpointed twice
+    write_many_files(spark, warm, 500)
+    for _ in range(2):
+        spark.sql(f"CHECKPOINT '{warm}'").collect()
+    rm(warm)
     out = {}
     for files in sizes:
         path = SCRATCH / f"files-{files}"
@@ -195,6 +206,8 @@ def bench_checkpoint(spark, acct, sizes, reps):
                         ignore=shutil.ignore_patterns("*.checkpoint*", "_last_checkpoint", "*_last_checkpoint.crc"))
         dt = DeltaTable(str(drs))
         drs_secs, _ = timed(dt.create_checkpoint)
+        drs_cp = [(p.name, p.stat().st_size) for p in (drs / "_delta_log").glob("*.checkpoint*.parquet")]
+        drs_adds = pa.table(DeltaTable(str(drs)).get_add_actions(flatten=True)).num_rows
         rm(drs)
         med = statistics.median(secs_list)
         out[files] = {"files": n, "write_seconds": wsecs, "commit_json_bytes": commit_bytes,
@@ -202,7 +215,8 @@ def bench_checkpoint(spark, acct, sizes, reps):
                       "checkpoint_bytes": sum(p.stat().st_size for p in cp_files),
                       "checkpoint_files": [p.name for p in cp_files], "runs": runs,
                       "open_before_checkpoint": before, "open_after_checkpoint": after,
-                      "deltars_create_checkpoint_seconds": drs_secs}
+                      "deltars_create_checkpoint_seconds": drs_secs, "deltars_checkpoint_files": drs_cp,
+                      "deltars_adds_after_checkpoint": drs_adds}
         say(f"    delta-rs create_checkpoint: {drs_secs:.2f} s; fresh open before/after the checkpoint: "
             f"silt {before['silt_log']['seconds']:.2f}/{after['silt_log']['seconds']:.2f} s, "
             f"delta-rs {before['delta_rs']['seconds']:.2f}/{after['delta_rs']['seconds']:.2f} s")
@@ -217,9 +231,20 @@ def bench_checkpoint(spark, acct, sizes, reps):
     return {"sizes": {str(k): v for k, v in out.items()}, "linear_fit": fit}
 
 
+def profile_checkpoint(spark, acct, path):
+    """One CHECKPOINT of `path` with the Spark stages it ran (the last commit's snapshot is cached)."""
+    secs, _, a = acct.run(lambda: spark.sql(f"CHECKPOINT '{path}'").collect())
+    names = {}
+    for st in a["stages"] or []:
+        key = st["name"].split(" at ")[-1].strip() if not st["name"].startswith("$") else "(unnamed)"
+        names[key] = names.get(key, 0) + 1
+    return {"seconds": secs, "stages": len(a["stages"] or []), "stages_by_call_site": names,
+            "checkpoints_in_log": len(list((Path(path) / "_delta_log").glob("*.checkpoint.parquet"))), "run": a}
+
+
 # ------------------------------------------------------------------ driver
 
-def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40_000, cp_reps=3):
+def run_open(commits=10_000, short=100, budget=330.0, open_reps=7):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
@@ -234,19 +259,23 @@ def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40
             f"({built_long['commits_per_second']:.1f} commits/s)")
         n_log, b_log = folder_stats(tables["long"] / "_delta_log")
         opened = bench_open(spark, acct, tables, open_reps)
-        ckpt = bench_checkpoint(spark, acct, sorted({max(files // 4, 1), files}), cp_reps)
+        # What one more checkpoint of each table costs, and the Spark stages it runs (after the
+        # opens: it writes into the tables, whose files the open copies shared by hard links).
+        profiles = {k: profile_checkpoint(spark, acct, p) for k, p in tables.items()}
+        for k, p in profiles.items():
+            say(f"  CHECKPOINT of the {k} log ({p['checkpoints_in_log']} checkpoints in it): {p['seconds']:.2f} s, "
+                f"{p['stages']} Spark stages {p['stages_by_call_site']}")
         r = opened["ratio_long_over_short"]
         targets = {f"open_{n}_long_over_short": {"target": TARGET_OPEN, "value": r[n], "ok": r[n] <= TARGET_OPEN}
                    for n in ("silt_read", "silt_log")}
         all_runs = [("open " + n + " " + k, a) for n, per in opened["runs"].items() for k, rs in per.items() for a in rs]
-        all_runs += [(f"checkpoint {k}", a) for k, v in ckpt["sizes"].items() for a in v["runs"]]
         result = {
-            "benchmark": "checkpoint",
+            "benchmark": "checkpoint_open",
             "checkpoint_interval": INTERVAL,
             "build": {"long": built_long, "short": built_short, "long_log_files": n_log, "long_log_bytes": b_log,
                       "target_commits": commits, "budget_seconds": budget},
             "open": opened,
-            "checkpoint_write": ckpt,
+            "checkpoint_profiles": profiles,
             "targets": targets,
             "all_targets_met": all(t["ok"] for t in targets.values()),
             "busy_machine_runs": busy_runs(all_runs),
@@ -255,54 +284,85 @@ def run_benchmark(commits=10_000, short=100, budget=300.0, open_reps=7, files=40
         return result, env
 
 
+def run_write(files=20_000, cp_reps=5):
+    t0 = time.perf_counter()
+    with bench_session(SCRATCH) as spark:
+        acct = Accounting(spark)
+        env = environment()
+        ckpt = bench_checkpoint(spark, acct, sorted({max(files // 4, 1), files}), cp_reps)
+        result = dict(ckpt, benchmark="checkpoint_write",
+                      busy_machine_runs=busy_runs([(f"checkpoint {k}", a) for k, v in ckpt["sizes"].items()
+                                                   for a in v["runs"]]),
+                      total_seconds=time.perf_counter() - t0)
+        return result, env
+
+
 def summary_rows(r):
     """Rows (benchmark, measure, value) for the closing table."""
-    b, o, c = r["build"], r["open"], r["checkpoint_write"]
+    return (open_rows(r) if r["benchmark"] == "checkpoint_open" else write_rows(r)) + busy_rows(r["benchmark"], r)
+
+
+def open_rows(r):
+    b, o = r["build"], r["open"]
     lg, sh = b["long"], b["short"]
     ms = lambda x: f"{x * 1000:.0f} ms"
     ok = lambda n: "ok" if r["targets"][f"open_{n}_long_over_short"]["ok"] else "ABOVE TARGET"
-    cks = [k for k in lg["by_thousand"] if k["checkpointing_median_ms"] is not None]
     short_of = "" if lg["reached_target"] else f" (TARGET {b['target_commits']:,} NOT REACHED in the {b['budget_seconds']:.0f} s budget)"
-    rows = [("checkpoint", f"long log built by INSERTs: commits{short_of}",
+    cps = lg["checkpointing_insert_ms_by_version"]
+    name = "checkpoint_open"
+    rows = [(name, f"long log built by INSERTs: commits{short_of}",
              f"{lg['commits']:,} in {lg['seconds']:.0f} s ({lg['commits_per_second']:.1f}/s)"),
-            ("checkpoint", "INSERT latency, median: plain / checkpointing commit",
+            (name, "INSERT latency, median: plain / checkpointing commit",
              f"{lg['median_insert_ms']:.0f} / {lg['median_checkpointing_insert_ms']:.0f} ms"),
-            ("checkpoint", "  checkpointing INSERT median, first / last 1000 commits",
-             " / ".join(f"{k[0]['checkpointing_median_ms']:.0f}" for k in (cks[:1], cks[-1:]) if k) + " ms" if cks else "-")]
+            (name, "  checkpointing INSERT at versions " + " / ".join(str(v) for v, _ in cps[:1] + cps[len(cps) // 2:][:1] + cps[-1:]),
+             " / ".join(f"{x:.0f}" for _, x in cps[:1] + cps[len(cps) // 2:][:1] + cps[-1:]) + " ms" if cps else "-")]
+    for k, p in r["checkpoint_profiles"].items():
+        rows.append((name, f"  one more CHECKPOINT of the {k} log ({p['checkpoints_in_log']} checkpoints in it)",
+                     f"{p['seconds']:.2f} s, {p['stages']} Spark stages"))
     for n, label in (("silt_read", "Silt spark.read...load().schema"), ("silt_log", "Silt TableLog.forPath().latest()"),
                      ("delta_rs", "delta-rs DeltaTable() (report only)")):
         m = o["median_seconds"][n]
         tgt = f" (target <= {TARGET_OPEN})" if n != "delta_rs" else ""
-        rows.append(("checkpoint", f"open {label}: {lg['commits']:,} / {sh['commits']} commits, medians",
+        rows.append((name, f"open {label}: {lg['commits']:,} / {sh['commits']} commits, medians",
                      f"{ms(m['long'])} / {ms(m['short'])}"))
-        rows.append(("checkpoint", f"  ratio long/short{tgt}",
+        rows.append((name, f"  ratio long/short{tgt}",
                      f"{o['ratio_long_over_short'][n]:.2f}x" + (f" {ok(n)}" if tgt else "")))
-    for k, v in c["sizes"].items():
-        rows.append(("checkpoint", f"CHECKPOINT of {v['files']:,} files, median of {len(v['checkpoint_seconds'])}",
+    return rows
+
+
+def write_rows(r):
+    name = "checkpoint_write"
+    rows = []
+    for k, v in r["sizes"].items():
+        rows.append((name, f"CHECKPOINT of {v['files']:,} files, median of {len(v['checkpoint_seconds'])}",
                      f"{v['median_seconds']:.2f} s ({v['files_per_second']:,.0f} files/s, "
                      f"{v['checkpoint_bytes'] / 2**20:.1f} MiB); delta-rs {v['deltars_create_checkpoint_seconds']:.2f} s"))
-        rows.append(("checkpoint", f"  fresh open of the {v['files']:,}-file table, Silt: JSON commit / checkpoint",
+        rows.append((name, f"  fresh open of the {v['files']:,}-file table, Silt: JSON commit / checkpoint",
                      f"{v['open_before_checkpoint']['silt_log']['seconds']:.2f} / "
                      f"{v['open_after_checkpoint']['silt_log']['seconds']:.2f} s"))
-    if c["linear_fit"]:
-        f = c["linear_fit"]
-        rows.append(("checkpoint", f"CHECKPOINT, linear fit (fixed + per 1000 files) -> {EXTRAPOLATE_TO:,} files (extrapolated)",
+    if r["linear_fit"]:
+        f = r["linear_fit"]
+        rows.append((name, f"CHECKPOINT, linear fit (fixed + per 1000 files) -> {EXTRAPOLATE_TO:,} files (extrapolated)",
                      f"{f['fixed_seconds']:.2f} s + {f['seconds_per_1000_files']:.3f} s -> "
                      f"{f['extrapolated_seconds_at'][str(EXTRAPOLATE_TO)]:.0f} s"))
-    return rows + busy_rows("checkpoint", r)
+    return rows
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=["open", "write"], help="only (a) open or only (b) write; default both, one after the other")
     ap.add_argument("--commits", type=int, default=10_000, help="commits of the long log (target)")
     ap.add_argument("--short", type=int, default=100, help="commits of the short log")
-    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds the long log's INSERT loop may take")
+    ap.add_argument("--build-budget", type=float, default=330.0, help="seconds the long log's INSERT loop may take")
     ap.add_argument("--open-reps", type=int, default=7)
-    ap.add_argument("--files", type=int, default=40_000, help="files of the larger checkpoint table")
-    ap.add_argument("--cp-reps", type=int, default=3)
+    ap.add_argument("--files", type=int, default=20_000, help="files of the larger checkpoint table")
+    ap.add_argument("--cp-reps", type=int, default=5)
     args = ap.parse_args(argv)
-    result, env = run_benchmark(args.commits, args.short, args.build_budget, args.open_reps, args.files, args.cp_reps)
-    return finish(result, env, summary_rows)
+    if args.part in (None, "open"):
+        finish(*run_open(args.commits, args.short, args.build_budget, args.open_reps), summary_rows)
+    if args.part in (None, "write"):
+        finish(*run_write(args.files, args.cp_reps), summary_rows)
+    return 0
 
 
 if __name__ == "__main__":

@@ -8,16 +8,20 @@ are written from the same deterministic frame: one created with 'delta.enableDel
 
 (a) DELETE FROM silt.`<t>` WHERE id % 1000 = 7 (0.1% of the rows, in every file) on a fresh copy
     of each base table (a real copy, at a path the JVM has not read), alternating which mode goes
-    first, REPS (2) times each after a warm-up on a small table; ratio: median COW / median DV
-    (target >= 10).
+    first, REPS (3) times each after a warm-up on a small table; ratio: median COW / median DV
+    (target >= 10). Report only: the floor of a DV DELETE, plain Spark finding the matching rows'
+    (file path, row index) grouped by file (no DV written, nothing committed).
 (b) the same full scan (count and sums over all four columns, so every Parquet column is read)
-    of the DV table after its delete and of the copy-on-write table after its delete (the same
-    rows, stored without DVs), alternating, SCAN_REPS (5) times each after a warm-up; ratio:
-    median DV / median COW (target <= 1.1). The base table without any delete is scanned too
-    (report only). Both answers must agree.
+    of the DV table after its delete and of "clean": the same rows without DVs in the same 64-file
+    layout (the frame without the deleted rows, written as such), alternating, SCAN_REPS (7) times
+    each after a warm-up; ratio: median DV / median clean (target <= 1.1). Report only: the COW
+    table after its delete (its rewrite packs the rows into fewer files), the base table before
+    any delete, and clean's files read by plain Spark with `_metadata.row_index` (the Spark part of
+    a DV scan). All answers must agree.
 
-One JVM (local[2], driver memory 4g, 8 shuffle partitions). Writes bench/results/dv.json; scratch
-tables go to bench/results/tmp/dv/ and are removed at the end. About 4-5 minutes with the
+One JVM (local[2], driver memory 4g, 8 shuffle partitions); each timed run records its task CPU
+(Spark's executorCpuTime) and what other processes used meanwhile. Writes bench/results/dv.json;
+scratch tables go to bench/results/tmp/dv/ and are removed at the end. About 2-3 minutes with the
 defaults on 2 cores.
 
     .venv/bin/python bench/dv_bench.py [--rows N] [--files F] [--reps R] [--scan-reps R]
@@ -54,12 +58,28 @@ def create_table(spark, path, rows, files, dv, where=None):
     (df.where(where) if where else df).write.format("silt").mode("append").save(str(path))
 
 
-def scan(spark, path):
-    """A full scan reading every column; returns the answer as a tuple."""
-    r = spark.read.format("silt").load(str(path)).selectExpr(
-        "count(*) AS n", "sum(id) AS s_id", "sum(k) AS s_k", "sum(amount) AS s_amount",
-        "sum(length(user)) AS s_user").collect()[0]
+SCAN_AGGREGATES = ["count(*) AS n", "sum(id) AS s_id", "sum(k) AS s_k", "sum(amount) AS s_amount",
+                   "sum(length(user)) AS s_user"]
+
+
+def scan(spark, path, plain_with_row_index=False):
+    """A full scan reading every column; returns the answer as a tuple. plain_with_row_index: the
+    table's Parquet files read by plain Spark with each row's `_metadata.row_index` (what a DV
+    scan must produce), summed too: the Spark part of what DVs cost a scan."""
+    if plain_with_row_index:
+        df = spark.read.parquet(str(path)).selectExpr(*SCAN_AGGREGATES, "sum(_metadata.row_index) AS s_idx")
+    else:
+        df = spark.read.format("silt").load(str(path)).selectExpr(*SCAN_AGGREGATES)
+    r = df.collect()[0]
     return (r["n"], r["s_id"], r["s_k"], round(r["s_amount"], 2), r["s_user"])
+
+
+def find_rows_floor(spark, path):
+    """What a DV DELETE must compute, in plain Spark: the (file, row index) of the matching rows,
+    grouped by file. No deletion vector is written and nothing is committed."""
+    return len(spark.read.parquet(str(path)).where(PREDICATE)
+               .selectExpr("_metadata.file_path AS f", "_metadata.row_index AS i")
+               .groupBy("f").agg({"i": "collect_list"}).collect())
 
 
 def delete(spark, path):
@@ -88,7 +108,7 @@ def snapshot_files(spark, path):
     return int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
 
 
-def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
+def run_benchmark(rows=10_000_000, files=64, reps=3, scan_reps=7):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
@@ -128,6 +148,10 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
                     rm(path)
                 else:
                     last[mode] = path
+        find_rows_floor(spark, base["dv"])  # warm-up
+        floor = [acct.run(lambda: find_rows_floor(spark, base["dv"])) for _ in range(reps)]
+        say("  DELETE floor (plain Spark finds the rows' file and row index, grouped by file): " +
+            ", ".join(f"{x[0]:.2f} s" for x in floor))
         med = {m: statistics.median(v) for m, v in seconds.items()}
         delete_ratio = med["cow"] / med["dv"]
         expected = len(range(7, rows, 1000))
@@ -138,14 +162,14 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
         # the COW table after its delete (its rewrite packs the rows into fewer files) and the base.
         clean = SCRATCH / "clean"
         create_table(spark, clean, rows, files, False, where=f"NOT ({PREDICATE})")
-        targets = {"dv": last["dv"], "clean": clean, "cow": last["cow"], "base": base["cow"]}
+        targets = {"dv": last["dv"], "clean": clean, "cow": last["cow"], "base": base["cow"], "rowidx_floor": clean}
         scan_secs, scan_runs, answers = ({k: [] for k in targets} for _ in range(3))
         for k, p in targets.items():
-            scan(spark, p)  # warm-up (and the snapshot of each path loaded once, as a reader would)
+            scan(spark, p, k == "rowidx_floor")  # warm-up (and each path's snapshot loaded once, as a reader would)
         order = list(targets)
         for i in range(scan_reps):
             for k in (order if i % 2 == 0 else order[::-1]):
-                secs, ans, a = acct.run(lambda: scan(spark, targets[k]))
+                secs, ans, a = acct.run(lambda: scan(spark, targets[k], k == "rowidx_floor"))
                 scan_secs[k].append(secs)
                 scan_runs[k].append(a)
                 answers[k].append(ans)
@@ -153,10 +177,12 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
         smed = {k: statistics.median(v) for k, v in scan_secs.items()}
         scpu = {k: median_task_cpu(v) for k, v in scan_runs.items()}
         scan_ratio = smed["dv"] / smed["clean"]
-        agree = len({*answers["dv"], *answers["clean"], *answers["cow"]}) == 1
-        layout = {k: dict(table_files(p), snapshot_files=snapshot_files(spark, p)) for k, p in targets.items()}
+        agree = len({*answers["dv"], *answers["clean"], *answers["cow"], *answers["rowidx_floor"]}) == 1
+        layout = {k: dict(table_files(p), snapshot_files=snapshot_files(spark, p)) for k, p in targets.items()
+                  if k != "rowidx_floor"}
 
         loaded = busy_runs([(f"delete {m} rep {i}", a) for m, rs in runs.items() for i, a in enumerate(rs)] +
+                           [(f"delete floor rep {i}", x[2]) for i, x in enumerate(floor)] +
                            [(f"scan {k} rep {i}", a) for k, rs in scan_runs.items() for i, a in enumerate(rs)])
         result = {
             "benchmark": "dv",
@@ -165,7 +191,10 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, scan_reps=5):
             "delete": {"seconds": seconds, "median_seconds": med, "rows_deleted": deleted,
                        "rows_expected": expected, "wrong_counts": wrong_counts,
                        "ratio_cow_over_dv": delete_ratio, "commits": commits, "runs": runs,
-                       "median_task_cpu_s": {m: median_task_cpu(v) for m, v in runs.items()}},
+                       "median_task_cpu_s": {m: median_task_cpu(v) for m, v in runs.items()},
+                       "floor_find_rows": {"seconds": [x[0] for x in floor], "runs": [x[2] for x in floor],
+                                           "median_seconds": statistics.median(x[0] for x in floor),
+                                           "median_task_cpu_s": median_task_cpu([x[2] for x in floor])}},
             "scan": {"seconds": scan_secs, "median_seconds": smed, "ratio_dv_over_clean": scan_ratio,
                      "ratio_dv_over_cow": smed["dv"] / smed["cow"], "median_task_cpu_s": scpu,
                      "answers": {k: [list(a) for a in v] for k, v in answers.items()}, "answers_agree": agree,
@@ -206,6 +235,8 @@ def summary_rows(r):
          f"{d['median_seconds']['dv']:.2f} s ({secs(d['seconds']['dv'])})"),
         ("dv", "DELETE, copy-on-write, median", f"{d['median_seconds']['cow']:.2f} s ({secs(d['seconds']['cow'])})"),
         ("dv", f"DELETE ratio COW/DV (target >= {TARGET_DELETE:g})", f"{d['ratio_cow_over_dv']:.1f}x {ok('delete_cow_over_dv')}"),
+        ("dv", "  report only: floor, plain Spark finding the rows (file, row index) by file; COW/floor",
+         f"{d['floor_find_rows']['median_seconds']:.2f} s; {d['median_seconds']['cow'] / d['floor_find_rows']['median_seconds']:.1f}x"),
         ("dv", "rows deleted (expected)", f"{d['rows_deleted']['dv'][0]:,} dv, {d['rows_deleted']['cow'][0]:,} cow "
          f"({d['rows_expected']:,})"),
         ("dv", "after DELETE: DV files / data files rewritten by COW",
@@ -219,10 +250,13 @@ def summary_rows(r):
          f"{s['median_seconds']['cow']:.2f} s; {s['ratio_dv_over_cow']:.3f}"),
         ("dv", f"  report only: base table before any delete ({la['base']['snapshot_files']} files)",
          f"{s['median_seconds']['base']:.2f} s"),
+        ("dv", "  report only: no-DV files read by plain Spark with _metadata.row_index",
+         f"{s['median_seconds']['rowidx_floor']:.2f} s"),
         ("dv", "same answer with and without DVs", str(s["answers_agree"])),
         ("dv", "task CPU medians (executorCpuTime): DELETE DV / COW; scan DV / no-DV",
          " / ".join("-" if x is None else f"{x:.2f} s" for x in (d["median_task_cpu_s"]["dv"], d["median_task_cpu_s"]["cow"]))
-         + "; " + " / ".join("-" if x is None else f"{x:.2f} s" for x in (s["median_task_cpu_s"]["dv"], s["median_task_cpu_s"]["clean"]))),
+         + "; " + " / ".join("-" if x is None else f"{x:.2f} s" for x in (s["median_task_cpu_s"]["dv"], s["median_task_cpu_s"]["clean"]))
+         + f" (row-index floor {s['median_task_cpu_s']['rowidx_floor'] or 0:.2f} s)"),
         ("dv", "slowest stages, DELETE DV rep 0", _stage_summary(d["runs"]["dv"][0])),
         ("dv", "slowest stages, DELETE COW rep 0", _stage_summary(d["runs"]["cow"][0])),
     ]
@@ -235,8 +269,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--files", type=int, default=64)
-    ap.add_argument("--reps", type=int, default=2, help="DELETE repetitions of each mode")
-    ap.add_argument("--scan-reps", type=int, default=5, help="full-scan repetitions of each table")
+    ap.add_argument("--reps", type=int, default=3, help="DELETE repetitions of each mode")
+    ap.add_argument("--scan-reps", type=int, default=7, help="full-scan repetitions of each table")
     args = ap.parse_args(argv)
     result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps)
     return finish(result, env, summary_rows)

@@ -175,8 +175,8 @@ class Accounting:
 
 
 LOAD_WARNING = 0.10  # other processes used more than this share of the machine during a timed run
-QUIET_WAIT = 20      # seconds a timed run waits at most for the rest of the machine to go quiet
-QUIET_BUDGET = [60.0]  # seconds all the waits of one process may take together
+QUIET_WAIT = 15      # seconds a timed run waits at most for the rest of the machine to go quiet
+QUIET_BUDGET = [40.0]  # seconds all the waits of one process may take together
 
 
 def wait_for_quiet(own_pids, max_wait=QUIET_WAIT, sample=1.0):
@@ -376,7 +376,10 @@ def evaluate(files, predicates):
 
 def worker_silt(p):
     sys.path.insert(0, str(BENCH_DIR))
-    import run as common  # bench/run.py: the benchmarks' SparkSession
+    try:
+        import common  # bench/common.py: the benchmarks' SparkSession
+    except ImportError:  # an older bench/ without common.py
+        import run as common
     scratch, rows, nfiles, reps = Path(p["scratch"]), p["rows"], p["files"], p["reps"]
     spark = common.build_spark()
     for k, v in SHARED_CONF.items():
@@ -425,7 +428,11 @@ def worker_silt(p):
     rm(warm)
     rm(scratch / "warm-floor")
 
-    for i in range(reps):
+    busy = lambda j: max(out["runs"]["silt"][j]["other_load"], out["runs"]["floor"][j]["other_load"]) > LOAD_WARNING
+    i = 0
+    while i < reps or (i < reps + p.get("extra_reps", 1) and all(busy(j) for j in range(i))):
+        if i >= reps:
+            say("  (every pair so far ran on a busy machine: one more pair)")
         for kind in (("silt", "floor") if i % 2 == 0 else ("floor", "silt")):
             if kind == "silt":
                 path = scratch / f"silt-{i}"
@@ -445,6 +452,7 @@ def worker_silt(p):
             out["seconds"][kind].append(secs)
             out["runs"][kind].append(a)
             say(f"  {kind:5s} rep {i}: {secs:6.2f} s (JVM CPU {a['jvm_cpu_s']:.0f} s, other load {a['other_load']:.0%}{extra})")
+        i += 1
 
     # The linear sort, written by Silt.
     path = scratch / "linear"
@@ -628,19 +636,38 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=2, queries=50, ref
         quality = {k: evaluate(v, preds) for k, v in layouts.items()}
         silt_reps_quality = [evaluate(v, preds) for v in silt["layouts"]["silt_zorder_xy_reps"]]
 
-        s, f = silt["seconds"]["silt"], silt["seconds"]["floor"]
-        pair = [a / b for a, b in zip(s, f)]
-        speed = {"seconds": {"silt": s, "floor": f}, "median_seconds": {"silt": statistics.median(s),
-                                                                         "floor": statistics.median(f)},
-                 "ratios_silt_over_floor": pair, "median_ratio_silt_over_floor": statistics.median(pair)}
-        speed["runs"] = {"silt": silt["runs"]["silt"], "floor": silt["runs"]["floor"]}
+        # Ratios from the runs the rest of the machine left alone when there are such runs (a pair
+        # counts when both of its runs are), else from all of them, flagged.
+        quiet = lambda a: a["other_load"] <= LOAD_WARNING
+        runs = {"silt": silt["runs"]["silt"], "floor": silt["runs"]["floor"]}
         if ref:
-            speed["runs"]["reference"] = ref["runs"]
-            speed["seconds"]["reference"] = ref["seconds"]
-            speed["median_seconds"]["reference"] = statistics.median(ref["seconds"])
-            speed["ratio_silt_over_reference"] = speed["median_seconds"]["silt"] / speed["median_seconds"]["reference"]
+            runs["reference"] = ref["runs"]
+        s, f = silt["seconds"]["silt"], silt["seconds"]["floor"]
+        pairs = list(zip(s, f, runs["silt"], runs["floor"]))
+        clean = [(a, b) for a, b, ra, rb in pairs if quiet(ra) and quiet(rb)]
+        used = clean or [(a, b) for a, b, _, _ in pairs]
+        pair = [a / b for a, b in used]
+        speed = {"seconds": {"silt": s, "floor": f},
+                 "median_seconds": {"silt": statistics.median(a for a, _ in used),
+                                    "floor": statistics.median(b for _, b in used)},
+                 "ratios_silt_over_floor": pair, "median_ratio_silt_over_floor": statistics.median(pair),
+                 "ratio_basis": (f"{len(clean)} of {len(pairs)} pairs (those on a quiet machine)" if clean
+                                 else f"all {len(pairs)} pairs, every one on a busy machine: NOT COMPARABLE"),
+                 "runs": runs}
+        if ref:
+            rs = ref["seconds"]
+            ref_clean = [x for x, a in zip(rs, runs["reference"]) if quiet(a)]
+            silt_clean = [x for x, a in zip(s, runs["silt"]) if quiet(a)]
+            both = bool(ref_clean and silt_clean)
+            speed["seconds"]["reference"] = rs
+            speed["median_seconds"]["reference"] = statistics.median(ref_clean if both else rs)
+            silt_med = statistics.median(silt_clean if both else s)
+            speed["ratio_silt_over_reference"] = silt_med / speed["median_seconds"]["reference"]
+            speed["ratio_silt_over_reference_basis"] = (
+                f"{len(silt_clean)} silt and {len(ref_clean)} reference runs on a quiet machine" if both
+                else "all runs, some on a busy machine: NOT COMPARABLE")
         # CPU the JVM used (all its threads): less sensitive than seconds to a busy machine
-        cpu_pairs = [a["jvm_cpu_s"] / b["jvm_cpu_s"] for a, b in zip(silt["runs"]["silt"], silt["runs"]["floor"])
+        cpu_pairs = [a["jvm_cpu_s"] / b["jvm_cpu_s"] for a, b in zip(runs["silt"], runs["floor"])
                      if b["jvm_cpu_s"] > 0]
         speed["median_jvm_cpu_ratio_silt_over_floor"] = statistics.median(cpu_pairs) if cpu_pairs else None
         # CPU of the tasks alone (Spark's executorCpuTime): the work, whatever else ran on the machine
@@ -721,24 +748,25 @@ def report_lines(r):
     sp = r["speed"]
     m = sp["median_seconds"]
     rows = [("speed: OPTIMIZE ZORDER BY (x, y)", "value")]
-    rows.append((f"silt, median of {len(sp['seconds']['silt'])}",
-                 f"{m['silt']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['silt'])})"))
-    rows.append((f"floor (Parquet, range partitions of k), median of {len(sp['seconds']['floor'])}",
-                 f"{m['floor']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['floor'])})"))
+    every = lambda k: ", ".join(f"{x:.2f}{'*' if a['other_load'] > LOAD_WARNING else ''}"
+                                for x, a in zip(sp["seconds"][k], sp["runs"][k]))
+    rows.append(("silt, every run (* = on a busy machine)", f"{every('silt')} s"))
+    rows.append(("floor (Parquet, range partitions of k), every run", f"{every('floor')} s"))
     if "reference" in m:
-        rows.append((f"reference Delta, median of {len(sp['seconds']['reference'])}",
-                     f"{m['reference']:.2f} s  ({', '.join(f'{x:.2f}' for x in sp['seconds']['reference'])})"))
+        rows.append(("reference Delta, every run", f"{every('reference')} s"))
     t = r["targets"]
     rows.append((f"ratio silt/floor, median of pairs (target <= {TARGET_FLOOR})",
-                 f"{sp['median_ratio_silt_over_floor']:.3f} {'ok' if t['silt_over_floor']['ok'] else 'ABOVE TARGET'}"))
+                 f"{sp['median_ratio_silt_over_floor']:.3f} {'ok' if t['silt_over_floor']['ok'] else 'ABOVE TARGET'}"
+                 f"  [{sp.get('ratio_basis', 'all pairs')}]"))
     if "silt_over_reference" in t:
-        rows.append((f"ratio silt/reference (target < {TARGET_REFERENCE})",
-                     f"{sp['ratio_silt_over_reference']:.3f} {'ok' if t['silt_over_reference']['ok'] else 'ABOVE TARGET'}"))
+        rows.append((f"ratio silt/reference, medians (target < {TARGET_REFERENCE})",
+                     f"{sp['ratio_silt_over_reference']:.3f} {'ok' if t['silt_over_reference']['ok'] else 'ABOVE TARGET'}"
+                     f"  [{sp.get('ratio_silt_over_reference_basis', 'all runs')}]"))
     rows.append(("JVM CPU seconds, medians silt / floor" + (" / reference" if "reference" in m else ""),
                  " / ".join(f"{statistics.median(a['jvm_cpu_s'] for a in sp['runs'][k]):.0f} s"
                             for k in ("silt", "floor", "reference") if k in sp["runs"])))
     if sp.get("median_task_cpu_s"):
-        mt = sp["median_task_cpu_s"]
+        mt = {k: sp["median_task_cpu_s"][k] for k in ("silt", "floor", "reference") if k in sp["median_task_cpu_s"]}
         rows.append(("task CPU seconds (Spark executorCpuTime), medians " + " / ".join(mt),
                      " / ".join(f"{v:.1f} s" for v in mt.values())))
         if sp.get("task_cpu_ratio_silt_over_floor"):

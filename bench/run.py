@@ -15,9 +15,9 @@
   dv         deletion vectors (bench/dv_bench.py, a child process): DELETE of 0.1% scattered rows
              with DVs against copy-on-write (target >= 10x faster), and a full scan of the DV
              table against the same rows without DVs (target <= 1.1x).
-  checkpoint (bench/checkpoint_bench.py, a child process): opening the latest snapshot of a long
-             log (10,000 commits, or as many as INSERTs make in the time budget) against a
-             100-commit log (target <= 1.5x), and CHECKPOINT of tens of thousands of files.
+  checkpoint (bench/checkpoint_bench.py, two child processes): opening the latest snapshot of a
+             long log (10,000 commits, or as many as INSERTs make in the time budget) against a
+             100-commit log (target <= 1.5x); CHECKPOINT of tables of 5,000 and 20,000 files.
 
 Results: bench/results/<benchmark>.json and a table on stdout. Scratch tables go to
 bench/results/tmp/ (ignored by git) and are removed afterwards.
@@ -25,7 +25,7 @@ bench/results/tmp/ (ignored by git) and are removed afterwards.
     .venv/bin/python bench/run.py [--rows N] [--reps R] [--only write|skipping|optimize|dv|checkpoint]
 
 The write and skipping benchmarks take under ~5 minutes on 2 cores with the defaults, the
-optimize benchmark about 7 more, dv about 5 and checkpoint about 8.
+optimize benchmark about 7 more, dv about 4 and checkpoint about 8 (open) + 3 (write).
 """
 import argparse
 import datetime as dt
@@ -46,8 +46,9 @@ import checkpoint_bench  # noqa: E402
 import dv_bench  # noqa: E402
 import optimize_bench  # noqa: E402  (bench/optimize_bench.py: imports nothing from here at load time)
 
-# The benchmarks that run as child processes of their own (one JVM at a time), in this order.
-CHILD_BENCHMARKS = {"optimize": optimize_bench, "dv": dv_bench, "checkpoint": checkpoint_bench}
+# The benchmarks that run as child processes of their own (one JVM at a time): result name -> module.
+CHILD_BENCHMARKS = {"optimize": optimize_bench, "dv": dv_bench,
+                    "checkpoint_open": checkpoint_bench, "checkpoint_write": checkpoint_bench}
 
 WRITE_TARGET_RATIO = 1.15
 SKIPPING_CONF = "spark.silt.stats.skipping.enabled"
@@ -206,16 +207,16 @@ def print_table(results):
     print("\n".join(table_lines(rows)))
 
 
-def run_child(name, args):
-    """Runs bench/<name>_bench.py in a child process (its own JVM, after the previous one has
-    exited) and returns the result it saved, or an error entry."""
+def run_child(name, script, args):
+    """Runs bench/<script> in a child process (its own JVM, after the previous one has exited) and
+    returns the result it saved as bench/results/<name>.json, or an error entry."""
     out = RESULTS_DIR / f"{name}.json"
     started = time.time()
     print(f"{name}:", flush=True)
-    rc = subprocess.run([sys.executable, str(BENCH_DIR / f"{name}_bench.py")] + [str(a) for a in args]).returncode
+    rc = subprocess.run([sys.executable, str(BENCH_DIR / script)] + [str(a) for a in args]).returncode
     if rc == 0 and out.exists() and out.stat().st_mtime >= started:
         return json.loads(out.read_text())
-    return {"benchmark": name, "error": f"bench/{name}_bench.py exited with {rc}"}
+    return {"benchmark": name, "error": f"bench/{script} exited with {rc}"}
 
 
 def main(argv=None):
@@ -229,29 +230,30 @@ def main(argv=None):
     ap.add_argument("--optimize-reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and the floor")
     ap.add_argument("--dv-rows", type=int, default=10_000_000, help="rows of the deletion-vector tables")
     ap.add_argument("--commits", type=int, default=10_000, help="commits of the checkpoint benchmark's long log")
-    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds to build that log with INSERTs")
-    ap.add_argument("--checkpoint-files", type=int, default=40_000, help="files of the CHECKPOINT table")
-    ap.add_argument("--only", choices=["write", "skipping"] + list(CHILD_BENCHMARKS))
+    ap.add_argument("--build-budget", type=float, default=330.0, help="seconds to build that log with INSERTs")
+    ap.add_argument("--checkpoint-files", type=int, default=20_000, help="files of the CHECKPOINT table")
+    ap.add_argument("--only", choices=["write", "skipping", "optimize", "dv", "checkpoint"])
     args = ap.parse_args(argv)
 
     SCRATCH_DIR.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     results = []
     # First, before this process starts a JVM: these benchmarks run their JVMs as child processes,
-    # one at a time (optimize: Silt's, then the reference Delta Lake's).
-    child_args = {"optimize": ["--rows", args.optimize_rows, "--reps", args.optimize_reps],
-                  "dv": ["--rows", args.dv_rows],
-                  "checkpoint": ["--commits", args.commits, "--build-budget", args.build_budget,
-                                 "--files", args.checkpoint_files]}
-    for name in CHILD_BENCHMARKS:
-        if args.only in (None, name):
-            results.append(run_child(name, child_args[name]))
-    if args.only in CHILD_BENCHMARKS:
+    # one at a time (optimize: Silt's, then the reference Delta Lake's), each under ~8 minutes.
+    children = [("optimize", "optimize_bench.py", ["--rows", args.optimize_rows, "--reps", args.optimize_reps]),
+                ("dv", "dv_bench.py", ["--rows", args.dv_rows]),
+                ("checkpoint_open", "checkpoint_bench.py", ["--part", "open", "--commits", args.commits,
+                                                            "--build-budget", args.build_budget]),
+                ("checkpoint_write", "checkpoint_bench.py", ["--part", "write", "--files", args.checkpoint_files])]
+    for name, script, child_args in children:
+        if args.only in (None, name.split("_")[0]):
+            results.append(run_child(name, script, child_args))
+    if args.only not in (None, "write", "skipping"):
         rm(SCRATCH_DIR)
         print()
         print_table(results)
         print(f"\ntotal {time.perf_counter() - t0:.0f} s")
-        return 0 if "error" not in results[0] else 1
+        return 0 if all("error" not in r for r in results) else 1
     spark = build_spark()
     try:
         env = environment(spark)
