@@ -40,15 +40,17 @@ object LogCleanup extends Logging {
       case Some((_, files)) => files.count(f => fs.delete(f, false))
       case None => 0
     }
-    val remaining = log.listing().checkpoints
-    val referenced = remaining.flatMap { cp =>
-      try CheckpointReader.sidecarsOf(spark, log.store, log.logPath, cp).map(_.getName)
-      catch { case NonFatal(_) => Nil }
-    }.toSet
+    // Only sidecars old enough to go make it worth reading the kept checkpoints for references.
     val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
-    val orphans = log.store.list(sidecarDir).filter(st => !referenced.contains(st.getPath.getName) &&
-      !st.getPath.getName.startsWith(".") && st.getModificationTime < now - SidecarGraceMs)
-    orphans.foreach(st => fs.delete(st.getPath, false))
+    val old = log.store.list(sidecarDir).filter(st => !st.getPath.getName.startsWith(".") &&
+      st.getModificationTime < now - SidecarGraceMs)
+    if (old.nonEmpty) {
+      val referenced = log.listing().checkpoints.flatMap { cp =>
+        try CheckpointReader.sidecarsOf(spark, log.store, log.logPath, cp).map(_.getName)
+        catch { case NonFatal(_) => Nil }
+      }.toSet
+      old.filterNot(st => referenced.contains(st.getPath.getName)).foreach(st => fs.delete(st.getPath, false))
+    }
     if (deleted > 0 && props.checkpointPolicy == "v2" &&
       !fs.exists(new Path(log.logPath, FileNames.checkpointName(snapshot.version)))) {
       CheckpointWriter.writeCompatibilityCheckpoint(spark, log, snapshot)
