@@ -4,27 +4,21 @@ import io.silt.log.ActionCodec
 import io.silt.stats.FileStats
 import io.silt.txn.Operation
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, CaseWhen, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
-import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.silt.SparkInternals
-import org.apache.spark.sql.types.LongType
 
 /**
  * DELETE FROM t [WHERE condition]. A condition on partition columns only drops whole files
  * without reading them; otherwise matching rows are marked in deletion vectors, or the files
  * holding them are rewritten without them when the table has deletion vectors off.
  */
-final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression]) extends LeafRunnableCommand {
+final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression])
+    extends RowLevelCommand("DELETE", Seq("num_affected_rows")) {
 
-  override val output: Seq[Attribute] = Seq(AttributeReference("num_affected_rows", LongType, nullable = false)())
 
-  override def run(spark: SparkSession): Seq[Row] = {
-    val DmlTarget(t) = target
-    io.silt.sql.JobDescription(spark, s"DELETE ${t.snapshot.tablePath.getName}")(execute(spark, t))
-  }
 
-  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
+  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
     val candidates = t.candidateFiles(condition)

@@ -5,9 +5,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
-import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.silt.SparkInternals
-import org.apache.spark.sql.types.LongType
 
 /**
  * MERGE INTO target USING source ON condition WHEN MATCHED … WHEN NOT MATCHED … WHEN NOT
@@ -21,17 +19,12 @@ final case class MergeCommand(
     condition: Expression,
     matched: Seq[MergeAction],
     notMatched: Seq[MergeAction],
-    notMatchedBySource: Seq[MergeAction]) extends LeafRunnableCommand {
+    notMatchedBySource: Seq[MergeAction])
+    extends RowLevelCommand("MERGE", Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows")) {
 
-  override val output: Seq[Attribute] = Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows")
-    .map(n => AttributeReference(n, LongType, nullable = false)())
 
-  override def run(spark: SparkSession): Seq[Row] = {
-    val DmlTarget(t) = target
-    io.silt.sql.JobDescription(spark, s"MERGE ${t.snapshot.tablePath.getName}")(execute(spark, t))
-  }
 
-  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
+  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val candidates = t.snapshot.files

@@ -3,27 +3,20 @@ package io.silt.dml
 import io.silt.errors.InvalidTableOperationException
 import io.silt.log.ActionCodec
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, CaseWhen, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, Filter, LogicalPlan}
-import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.silt.SparkInternals
-import org.apache.spark.sql.types.LongType
 
 /**
  * UPDATE t SET col = value, … [WHERE condition]: the old versions of changed rows are marked in
  * deletion vectors (or their files rewritten) and the new versions written to new files.
  */
 final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment], condition: Option[Expression])
-    extends LeafRunnableCommand {
+    extends RowLevelCommand("UPDATE", Seq("num_affected_rows")) {
 
-  override val output: Seq[Attribute] = Seq(AttributeReference("num_affected_rows", LongType, nullable = false)())
 
-  override def run(spark: SparkSession): Seq[Row] = {
-    val DmlTarget(t) = target
-    io.silt.sql.JobDescription(spark, s"UPDATE ${t.snapshot.tablePath.getName}")(execute(spark, t))
-  }
 
-  private def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
+  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val columns = t.relation.output

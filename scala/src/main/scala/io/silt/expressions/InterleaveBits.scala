@@ -39,7 +39,17 @@ final case class InterleaveBits(children: Seq[Expression]) extends Expression {
     InterleaveBits.interleave(values, 32)
   }
 
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    InterleaveBits.genCode(ctx, ev, children, s"${CodeGenerator.javaType(dataType)} ${ev.value}", "interleave", 32)
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): InterleaveBits =
+    copy(children = newChildren)
+}
+
+object InterleaveBits {
+  /** Generated code: the children's ints (null as 0) into an array, then `method(array, bits)`. */
+  private[expressions] def genCode(ctx: CodegenContext, ev: ExprCode, children: Seq[Expression],
+      declaration: String, method: String, bits: Int): ExprCode = {
     val values = ctx.freshName("values")
     val evals = children.zipWithIndex.map { case (c, i) =>
       val e = c.genCode(ctx)
@@ -50,15 +60,10 @@ final case class InterleaveBits(children: Seq[Expression]) extends Expression {
     ev.copy(code = code"""
       |int[] $values = new int[${children.length}];
       |$code
-      |${CodeGenerator.javaType(dataType)} ${ev.value} = ${InterleaveBits.getClass.getName.stripSuffix("$")}.interleave($values, 32);
+      |$declaration = ${InterleaveBits.getClass.getName.stripSuffix("$")}.$method($values, $bits);
       |boolean ${ev.isNull} = false;""".stripMargin)
   }
 
-  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): InterleaveBits =
-    copy(children = newChildren)
-}
-
-object InterleaveBits {
   /**
    * The same interleaving of the low `bits` bits of each value as a long (values.length * bits
    * <= 63): a key Spark sorts by radix instead of by comparing byte arrays.
@@ -115,20 +120,8 @@ final case class CurveKey(children: Seq[Expression], bitsPerChild: Int) extends 
     InterleaveBits.interleaveToLong(values, bitsPerChild)
   }
 
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val values = ctx.freshName("values")
-    val evals = children.zipWithIndex.map { case (c, i) =>
-      val e = c.genCode(ctx)
-      s"""${e.code}
-         |$values[$i] = ${e.isNull} ? 0 : ${e.value};""".stripMargin
-    }
-    val code = ctx.splitExpressionsWithCurrentInputs(evals)
-    ev.copy(code = code"""
-      |int[] $values = new int[${children.length}];
-      |$code
-      |long ${ev.value} = ${InterleaveBits.getClass.getName.stripSuffix("$")}.interleaveToLong($values, $bitsPerChild);
-      |boolean ${ev.isNull} = false;""".stripMargin)
-  }
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
+    InterleaveBits.genCode(ctx, ev, children, s"long ${ev.value}", "interleaveToLong", bitsPerChild)
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): CurveKey =
     copy(children = newChildren)
