@@ -3,15 +3,20 @@ table with many files. Two parts, each in its own run (bench/run.py runs them on
 
 (a) Open (`--part open`, bench/results/checkpoint_open.json). Two tables built by Silt itself, one
     commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')` after CREATE TABLE ... TBLPROPERTIES
-    ('delta.checkpointInterval' = '10') (so a checkpoint is written after every 10th commit): a long
-    one (target 10,000 commits; the INSERT loop stops when its time budget, default 330 s, is spent,
-    and the count reached is reported: the per-INSERT latencies, checkpointing commits apart, are in
-    the JSON) and a short one (100 commits). Each commit adds one file, so the long table's snapshot
-    also holds more files. "Open" = build the latest snapshot in a JVM that has never seen the path
-    (Silt caches each path's log and latest snapshot in the JVM): every timed open is of a fresh
-    hard-link copy of the table's _delta_log/ (the data files are not needed to open it), by
+    ('delta.checkpointInterval' = '10', 'delta.enableExpiredLogCleanup' = 'false') (a checkpoint
+    after every 10th commit; log cleanup off because with it on every checkpointing commit re-reads
+    all earlier checkpoints, which caps the log at ~600 commits in the budget: `--log-cleanup`
+    builds with the engine default to see that; nothing is old enough to be cleaned up either way,
+    so the logs are the same): a long one (target 10,000 commits; the INSERT loop stops when its
+    time budget, default 300 s, is spent, and the count reached is reported, with per-INSERT
+    latencies in the JSON) and a short one (100 commits). Each commit adds one file, so the long
+    table's snapshot also holds more files. "Open" = build the latest snapshot in a JVM that has
+    never seen the path (Silt caches each path's log and latest snapshot in the JVM): every timed
+    open is of a fresh hard-link copy of the table's _delta_log/ (the data files are not needed to
+    open it), by
       silt_read  spark.read.format("silt").load(copy).schema
       silt_log   io.silt.log.TableLog.forPath(spark, copy).latest()   (the log alone, no DataFrame)
+      silt_list  TableLog.forPath(spark, copy).listing()   (its first step: listing _delta_log/; report only)
       delta_rs   deltalake.DeltaTable(copy)   (delta-rs, in this Python process; report only)
     alternating long / short, OPEN_REPS (7) times each after a warm-up; ratio: median long / median
     short (target <= 1.5 for Silt). Then one more CHECKPOINT of each table, with the Spark stages it
@@ -58,10 +63,11 @@ def _split(seconds, first_version):
     return [s for v, s in tagged if v % INTERVAL], [s for v, s in tagged if v % INTERVAL == 0]
 
 
-def build_log(spark, path, commits, budget):
+def build_log(spark, path, commits, budget, log_cleanup=True):
     """CREATE TABLE (version 0) then one INSERT per commit until `commits` commits or the budget."""
+    cleanup = "" if log_cleanup else ", 'delta.enableExpiredLogCleanup' = 'false'"
     spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt "
-              f"TBLPROPERTIES ('delta.checkpointInterval' = '{INTERVAL}')")
+              f"TBLPROPERTIES ('delta.checkpointInterval' = '{INTERVAL}'{cleanup})")
     per = []
     t0 = time.perf_counter()
     for version in range(1, commits):
@@ -100,12 +106,15 @@ def openers(spark):
         s = jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(p)).latest()
         return {"version": int(s.version()), "files": int(s.numFiles())}
 
+    def silt_list(p):
+        return {"commits": int(jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(p)).listing().commits().size())}
+
     def delta_rs(p):
         from deltalake import DeltaTable
         t = DeltaTable(str(p))
         return {"version": t.version()}
 
-    return {"silt_read": silt_read, "silt_log": silt_log, "delta_rs": delta_rs}
+    return {"silt_read": silt_read, "silt_log": silt_log, "silt_list": silt_list, "delta_rs": delta_rs}
 
 
 def log_copy(table, dst):
@@ -129,16 +138,17 @@ def bench_open(spark, acct, tables, reps):
         for kind in tables:
             checks[f"{name} {kind}"] = fn(fresh(kind))
     seconds = {name: {k: [] for k in tables} for name in ops}
-    runs = {name: {k: [] for k in tables} for name in ops}
+    runs = []  # one accounting per rep: an open (~0.1 s) is too short for the CPU tick counters
     kinds = list(tables)
+
+    def one_rep(order):
+        for name, kind, p in order:
+            seconds[name][kind].append(timed(lambda: ops[name](p))[0])
+
     for i in range(reps):
-        for name, fn in ops.items():
-            for kind in (kinds if i % 2 == 0 else kinds[::-1]):
-                p = fresh(kind)
-                secs, _, a = acct.run(lambda: fn(p))
-                seconds[name][kind].append(secs)
-                runs[name][kind].append(a)
-                rm(p)
+        order = [(name, kind, fresh(kind)) for name in ops for kind in (kinds if i % 2 == 0 else kinds[::-1])]
+        runs.append(acct.run(lambda: one_rep(order))[2])
+        rm(SCRATCH / "open")
         say(f"  open rep {i}: " + ", ".join(f"{n} {seconds[n]['long'][-1] * 1000:.0f}/{seconds[n]['short'][-1] * 1000:.0f} ms"
                                             for n in ops) + " (long/short)")
     rm(SCRATCH / "open")
@@ -244,17 +254,17 @@ def profile_checkpoint(spark, acct, path):
 
 # ------------------------------------------------------------------ driver
 
-def run_open(commits=10_000, short=100, budget=330.0, open_reps=7):
+def run_open(commits=10_000, short=100, budget=300.0, open_reps=7, log_cleanup=False):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
         env = environment()
         tables = {"long": SCRATCH / "long", "short": SCRATCH / "short"}
         say(f"  building the short log ({short} commits):")
-        built_short = build_log(spark, tables["short"], short, budget)
+        built_short = build_log(spark, tables["short"], short, budget, log_cleanup)
         say(f"    {built_short['commits']} commits in {built_short['seconds']:.1f} s")
         say(f"  building the long log (target {commits:,} commits, budget {budget:.0f} s):")
-        built_long = build_log(spark, tables["long"], commits, budget)
+        built_long = build_log(spark, tables["long"], commits, budget, log_cleanup)
         say(f"    {built_long['commits']:,} commits in {built_long['seconds']:.0f} s "
             f"({built_long['commits_per_second']:.1f} commits/s)")
         n_log, b_log = folder_stats(tables["long"] / "_delta_log")
@@ -268,12 +278,12 @@ def run_open(commits=10_000, short=100, budget=330.0, open_reps=7):
         r = opened["ratio_long_over_short"]
         targets = {f"open_{n}_long_over_short": {"target": TARGET_OPEN, "value": r[n], "ok": r[n] <= TARGET_OPEN}
                    for n in ("silt_read", "silt_log")}
-        all_runs = [("open " + n + " " + k, a) for n, per in opened["runs"].items() for k, rs in per.items() for a in rs]
+        all_runs = [(f"open rep {i}", a) for i, a in enumerate(opened["runs"])]
         result = {
             "benchmark": "checkpoint_open",
             "checkpoint_interval": INTERVAL,
             "build": {"long": built_long, "short": built_short, "long_log_files": n_log, "long_log_bytes": b_log,
-                      "target_commits": commits, "budget_seconds": budget},
+                      "target_commits": commits, "budget_seconds": budget, "log_cleanup": log_cleanup},
             "open": opened,
             "checkpoint_profiles": profiles,
             "targets": targets,
@@ -310,7 +320,8 @@ def open_rows(r):
     short_of = "" if lg["reached_target"] else f" (TARGET {b['target_commits']:,} NOT REACHED in the {b['budget_seconds']:.0f} s budget)"
     cps = lg["checkpointing_insert_ms_by_version"]
     name = "checkpoint_open"
-    rows = [(name, f"long log built by INSERTs: commits{short_of}",
+    props = "" if b.get("log_cleanup", True) else ", with 'delta.enableExpiredLogCleanup' = 'false'"
+    rows = [(name, f"long log built by INSERTs{props}: commits{short_of}",
              f"{lg['commits']:,} in {lg['seconds']:.0f} s ({lg['commits_per_second']:.1f}/s)"),
             (name, "INSERT latency, median: plain / checkpointing commit",
              f"{lg['median_insert_ms']:.0f} / {lg['median_checkpointing_insert_ms']:.0f} ms"),
@@ -320,9 +331,10 @@ def open_rows(r):
         rows.append((name, f"  one more CHECKPOINT of the {k} log ({p['checkpoints_in_log']} checkpoints in it)",
                      f"{p['seconds']:.2f} s, {p['stages']} Spark stages"))
     for n, label in (("silt_read", "Silt spark.read...load().schema"), ("silt_log", "Silt TableLog.forPath().latest()"),
+                     ("silt_list", "  of which listing _delta_log/ (report only)"),
                      ("delta_rs", "delta-rs DeltaTable() (report only)")):
         m = o["median_seconds"][n]
-        tgt = f" (target <= {TARGET_OPEN})" if n != "delta_rs" else ""
+        tgt = f" (target <= {TARGET_OPEN})" if n in ("silt_read", "silt_log") else ""
         rows.append((name, f"open {label}: {lg['commits']:,} / {sh['commits']} commits, medians",
                      f"{ms(m['long'])} / {ms(m['short'])}"))
         rows.append((name, f"  ratio long/short{tgt}",
@@ -353,13 +365,17 @@ def main(argv=None):
     ap.add_argument("--part", choices=["open", "write"], help="only (a) open or only (b) write; default both, one after the other")
     ap.add_argument("--commits", type=int, default=10_000, help="commits of the long log (target)")
     ap.add_argument("--short", type=int, default=100, help="commits of the short log")
-    ap.add_argument("--build-budget", type=float, default=330.0, help="seconds the long log's INSERT loop may take")
+    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds the long log's INSERT loop may take")
     ap.add_argument("--open-reps", type=int, default=7)
+    ap.add_argument("--log-cleanup", action="store_true",
+                    help="build both logs with the engine's default 'delta.enableExpiredLogCleanup' = 'true' "
+                         "(each checkpointing commit then re-reads every earlier checkpoint: far fewer commits)")
     ap.add_argument("--files", type=int, default=20_000, help="files of the larger checkpoint table")
     ap.add_argument("--cp-reps", type=int, default=5)
     args = ap.parse_args(argv)
     if args.part in (None, "open"):
-        finish(*run_open(args.commits, args.short, args.build_budget, args.open_reps), summary_rows)
+        finish(*run_open(args.commits, args.short, args.build_budget, args.open_reps, args.log_cleanup),
+               summary_rows)
     if args.part in (None, "write"):
         finish(*run_write(args.files, args.cp_reps), summary_rows)
     return 0

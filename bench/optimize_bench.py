@@ -58,6 +58,9 @@ RESULTS_DIR = BENCH_DIR / "results"
 SCRATCH = RESULTS_DIR / "tmp" / "optimize"
 INTEROP_DIR = REPO_ROOT / "tests" / "interop"
 
+sys.path.insert(0, str(BENCH_DIR))
+from common import rm, say, timed  # noqa: E402  (bench/common.py: the helpers all benchmarks share)
+
 S_PREFIX = "customer-account-identifier-"
 S_DIGITS = 10
 S_SPAN = 10 ** S_DIGITS
@@ -92,18 +95,6 @@ METRICS = [  # (key, label)
 ]
 
 
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def rm(path):
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def say(msg):
-    print(msg, flush=True)
 
 
 # ------------------------------------------------------------------ what else the machine did during a run
