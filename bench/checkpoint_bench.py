@@ -3,14 +3,10 @@ table with many files. Two parts, each in its own run (bench/run.py runs them on
 
 (a) Open (`--part open`, bench/results/checkpoint_open.json). Two tables built by Silt itself, one
     commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')` after CREATE TABLE ... TBLPROPERTIES
-    ('delta.checkpointInterval' = '10', 'delta.enableExpiredLogCleanup' = 'false') (a checkpoint
-    after every 10th commit; log cleanup off because with it on every checkpointing commit re-reads
-    all earlier checkpoints, which caps the log at ~600 commits in the budget: `--log-cleanup`
-    builds with the engine default to see that; nothing is old enough to be cleaned up either way,
-    so the logs are the same): a long one (target 10,000 commits; the INSERT loop stops when its
-    time budget, default 300 s, is spent, and the count reached is reported, with per-INSERT
-    latencies in the JSON) and a short one (100 commits). Each commit adds one file, so the long
-    table's snapshot also holds more files. "Open" = build the latest snapshot in a JVM that has
+    ('delta.checkpointInterval' = '10') (a checkpoint after every 10th commit, then log cleanup):
+    a long one (target 10,000 commits; the INSERT loop stops when its time budget, default 300 s,
+    is spent, and the count reached is reported, with per-INSERT latencies in the JSON) and a short
+    one (100 commits). Each commit adds one file, so the long table's snapshot also holds more files. "Open" = build the latest snapshot in a JVM that has
     never seen the path (Silt caches each path's log and latest snapshot in the JVM): every timed
     open is of a fresh hard-link copy of the table's _delta_log/ (the data files are not needed to
     open it), by
@@ -63,11 +59,10 @@ def _split(seconds, first_version):
     return [s for v, s in tagged if v % INTERVAL], [s for v, s in tagged if v % INTERVAL == 0]
 
 
-def build_log(spark, path, commits, budget, log_cleanup=True):
+def build_log(spark, path, commits, budget):
     """CREATE TABLE (version 0) then one INSERT per commit until `commits` commits or the budget."""
-    cleanup = "" if log_cleanup else ", 'delta.enableExpiredLogCleanup' = 'false'"
     spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt "
-              f"TBLPROPERTIES ('delta.checkpointInterval' = '{INTERVAL}'{cleanup})")
+              f"TBLPROPERTIES ('delta.checkpointInterval' = '{INTERVAL}')")
     per = []
     t0 = time.perf_counter()
     for version in range(1, commits):
@@ -185,10 +180,11 @@ def open_log_once(spark, acct, table, name):
 def bench_checkpoint(spark, acct, sizes, reps):
     import pyarrow as pa
     from deltalake import DeltaTable
-    warm = SCRATCH / "warm"  # warm-up (JIT, class loading): a small table checkpointed twice
+    warm = SCRATCH / "warm"  # warm-up (JIT, class loading): a small table checkpointed twice, then opened
     write_many_files(spark, warm, 500)
     for _ in range(2):
         spark.sql(f"CHECKPOINT '{warm}'").collect()
+    open_log_once(spark, acct, warm, "warm")
     rm(warm)
     out = {}
     for files in sizes:
@@ -254,17 +250,17 @@ def profile_checkpoint(spark, acct, path):
 
 # ------------------------------------------------------------------ driver
 
-def run_open(commits=10_000, short=100, budget=300.0, open_reps=7, log_cleanup=False):
+def run_open(commits=10_000, short=100, budget=300.0, open_reps=7):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
         env = environment()
         tables = {"long": SCRATCH / "long", "short": SCRATCH / "short"}
         say(f"  building the short log ({short} commits):")
-        built_short = build_log(spark, tables["short"], short, budget, log_cleanup)
+        built_short = build_log(spark, tables["short"], short, budget)
         say(f"    {built_short['commits']} commits in {built_short['seconds']:.1f} s")
         say(f"  building the long log (target {commits:,} commits, budget {budget:.0f} s):")
-        built_long = build_log(spark, tables["long"], commits, budget, log_cleanup)
+        built_long = build_log(spark, tables["long"], commits, budget)
         say(f"    {built_long['commits']:,} commits in {built_long['seconds']:.0f} s "
             f"({built_long['commits_per_second']:.1f} commits/s)")
         n_log, b_log = folder_stats(tables["long"] / "_delta_log")
@@ -283,7 +279,7 @@ def run_open(commits=10_000, short=100, budget=300.0, open_reps=7, log_cleanup=F
             "benchmark": "checkpoint_open",
             "checkpoint_interval": INTERVAL,
             "build": {"long": built_long, "short": built_short, "long_log_files": n_log, "long_log_bytes": b_log,
-                      "target_commits": commits, "budget_seconds": budget, "log_cleanup": log_cleanup},
+                      "target_commits": commits, "budget_seconds": budget},
             "open": opened,
             "checkpoint_profiles": profiles,
             "targets": targets,
@@ -320,8 +316,7 @@ def open_rows(r):
     short_of = "" if lg["reached_target"] else f" (TARGET {b['target_commits']:,} NOT REACHED in the {b['budget_seconds']:.0f} s budget)"
     cps = lg["checkpointing_insert_ms_by_version"]
     name = "checkpoint_open"
-    props = "" if b.get("log_cleanup", True) else ", with 'delta.enableExpiredLogCleanup' = 'false'"
-    rows = [(name, f"long log built by INSERTs{props}: commits{short_of}",
+    rows = [(name, f"long log built by INSERTs: commits{short_of}",
              f"{lg['commits']:,} in {lg['seconds']:.0f} s ({lg['commits_per_second']:.1f}/s)"),
             (name, "INSERT latency, median: plain / checkpointing commit",
              f"{lg['median_insert_ms']:.0f} / {lg['median_checkpointing_insert_ms']:.0f} ms"),
@@ -345,7 +340,7 @@ def open_rows(r):
 def write_rows(r):
     name = "checkpoint_write"
     rows = []
-    for k, v in r["sizes"].items():
+    for v in sorted(r["sizes"].values(), key=lambda v: v["files"]):
         rows.append((name, f"CHECKPOINT of {v['files']:,} files, median of {len(v['checkpoint_seconds'])}",
                      f"{v['median_seconds']:.2f} s ({v['files_per_second']:,.0f} files/s, "
                      f"{v['checkpoint_bytes'] / 2**20:.1f} MiB); delta-rs {v['deltars_create_checkpoint_seconds']:.2f} s"))
@@ -356,7 +351,8 @@ def write_rows(r):
         f = r["linear_fit"]
         rows.append((name, f"CHECKPOINT, linear fit (fixed + per 1000 files) -> {EXTRAPOLATE_TO:,} files (extrapolated)",
                      f"{f['fixed_seconds']:.2f} s + {f['seconds_per_1000_files']:.3f} s -> "
-                     f"{f['extrapolated_seconds_at'][str(EXTRAPOLATE_TO)]:.0f} s"))
+                     + (f"{f['extrapolated_seconds_at'][str(EXTRAPOLATE_TO)]:.0f} s" if f["seconds_per_1000_files"] > 0
+                        else "n/a (no growth measured between the two sizes)")))
     return rows
 
 
@@ -367,15 +363,11 @@ def main(argv=None):
     ap.add_argument("--short", type=int, default=100, help="commits of the short log")
     ap.add_argument("--build-budget", type=float, default=300.0, help="seconds the long log's INSERT loop may take")
     ap.add_argument("--open-reps", type=int, default=7)
-    ap.add_argument("--log-cleanup", action="store_true",
-                    help="build both logs with the engine's default 'delta.enableExpiredLogCleanup' = 'true' "
-                         "(each checkpointing commit then re-reads every earlier checkpoint: far fewer commits)")
     ap.add_argument("--files", type=int, default=20_000, help="files of the larger checkpoint table")
     ap.add_argument("--cp-reps", type=int, default=5)
     args = ap.parse_args(argv)
     if args.part in (None, "open"):
-        finish(*run_open(args.commits, args.short, args.build_budget, args.open_reps, args.log_cleanup),
-               summary_rows)
+        finish(*run_open(args.commits, args.short, args.build_budget, args.open_reps), summary_rows)
     if args.part in (None, "write"):
         finish(*run_write(args.files, args.cp_reps), summary_rows)
     return 0
