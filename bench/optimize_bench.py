@@ -41,16 +41,17 @@ removed at the end. About 6-7 minutes with the defaults on 2 cores (more on a bu
 import argparse
 import datetime as dt
 import json
-import math
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from layout_stats import S_DIGITS, S_PREFIX, S_SPAN, _files_from_delta_rs, evaluate, ideal_grid, make_predicates, parquet_footer_files, snapshot_files  # noqa: E402
+from machine_load import Accounting, LOAD_WARNING, _proc_cpu, _system_busy, wait_for_quiet  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -61,10 +62,6 @@ INTEROP_DIR = REPO_ROOT / "tests" / "interop"
 sys.path.insert(0, str(BENCH_DIR))
 from common import rm, say, timed  # noqa: E402  (bench/common.py: the helpers all benchmarks share)
 
-S_PREFIX = "customer-account-identifier-"
-S_DIGITS = 10
-S_SPAN = 10 ** S_DIGITS
-SEED = 20261122
 
 TARGET_RANGE = 0.16      # files scanned for a 1% range on x or on y
 TARGET_BOX = 0.07        # files scanned for a 1% box on (x, y)
@@ -99,95 +96,6 @@ METRICS = [  # (key, label)
 
 # ------------------------------------------------------------------ what else the machine did during a run
 
-def _proc_cpu(pid):
-    """CPU seconds (user + system) used so far by one process."""
-    try:
-        st = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    f = st[st.rindex(")") + 2:].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _system_busy():
-    """Busy CPU seconds of the whole machine so far (all but idle and iowait)."""
-    try:
-        f = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    except OSError:
-        return 0.0
-    return (sum(f[:8]) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
-
-
-class Accounting:
-    """Measures one timed run: its wall time, the CPU its JVM used, the CPU the rest of the
-    machine used meanwhile (other processes: a busy machine makes the seconds meaningless), and
-    the Spark stages it ran (from the JVM's status store; best effort, internal API)."""
-
-    def __init__(self, spark):
-        self.spark = spark
-        self.jvm_pid = getattr(getattr(spark.sparkContext._gateway, "proc", None), "pid", None)
-
-    def _stages(self):
-        try:
-            jvm, gw = self.spark._jvm, self.spark.sparkContext._gateway
-            lst = self.spark._jsc.sc().statusStore().stageList(
-                None, False, False, gw.new_array(jvm.double, 0), jvm.java.util.ArrayList())
-            out = {}
-            for i in range(lst.size()):
-                st = lst.apply(i)
-                sub, comp = st.submissionTime(), st.completionTime()
-                if st.numTasks() == 0 or not comp.isDefined():
-                    continue
-                out[(st.stageId(), st.attemptId())] = {
-                    "stage": st.stageId(), "name": st.name()[:48], "tasks": st.numTasks(),
-                    "wall_s": round((comp.get().getTime() - sub.get().getTime()) / 1000, 2),
-                    "task_run_s": round(st.executorRunTime() / 1000, 2),
-                    "task_cpu_s": round(st.executorCpuTime() / 1e9, 2),
-                    "gc_s": round(st.jvmGcTime() / 1000, 2),
-                    "shuffle_write_mb": round(st.shuffleWriteBytes() / 2**20, 1)}
-            return out
-        except Exception:  # noqa: BLE001 - diagnostics only
-            return None
-
-    def run(self, fn):
-        waited = wait_for_quiet([p for p in (self.jvm_pid, os.getpid()) if p])
-        before = self._stages()
-        b_sys, b_jvm, b_self, t0 = _system_busy(), _proc_cpu(self.jvm_pid), _proc_cpu(os.getpid()), time.perf_counter()
-        out = fn()
-        wall = time.perf_counter() - t0
-        sys_cpu, jvm_cpu = _system_busy() - b_sys, _proc_cpu(self.jvm_pid) - b_jvm
-        other = max(0.0, sys_cpu - jvm_cpu - (_proc_cpu(os.getpid()) - b_self))
-        after = self._stages()
-        stages = None if before is None or after is None else [v for k, v in sorted(after.items()) if k not in before]
-        acct = {"seconds": wall, "jvm_cpu_s": round(jvm_cpu, 1), "waited_for_quiet_s": round(waited, 1),
-                "task_cpu_s": None if stages is None else round(sum(x["task_cpu_s"] for x in stages), 1),
-                "other_load": round(other / (wall * (os.cpu_count() or 1)), 3), "stages": stages}
-        return wall, out, acct
-
-
-LOAD_WARNING = 0.10  # other processes used more than this share of the machine during a timed run
-QUIET_WAIT = 15      # seconds a timed run waits at most for the rest of the machine to go quiet
-QUIET_BUDGET = [40.0]  # seconds all the waits of one process may take together
-
-
-def wait_for_quiet(own_pids, max_wait=QUIET_WAIT, sample=1.0):
-    """Waits (at most max_wait seconds, and within the process' QUIET_BUDGET) until processes other
-    than ours use under LOAD_WARNING of the CPUs over one sample; returns the seconds waited. The
-    machine may be shared (builds, tests): this keeps their load out of the timed runs when it can."""
-    max_wait = min(max_wait, QUIET_BUDGET[0])
-    t0 = time.perf_counter()
-    while True:
-        b_sys, b_own = _system_busy(), sum(_proc_cpu(p) for p in own_pids)
-        time.sleep(sample)
-        other = max(0.0, _system_busy() - b_sys - (sum(_proc_cpu(p) for p in own_pids) - b_own))
-        waited = time.perf_counter() - t0
-        if other / (sample * (os.cpu_count() or 1)) < LOAD_WARNING or waited >= max_wait:
-            QUIET_BUDGET[0] = max(0.0, QUIET_BUDGET[0] - waited)
-            if waited > 2 * sample:
-                say(f"  (waited {waited:.0f} s for other processes to leave the CPUs)")
-            return waited
-
-
 # ------------------------------------------------------------------ the data
 
 def _spread(v):
@@ -211,159 +119,6 @@ def gen_frame(spark, rows, parts):
     return df.selectExpr("id", "x", "y", "z", "s",
                          f"shiftleft({_spread('xq')}, 1) | {_spread('yq')} AS k")
 
-
-# ------------------------------------------------------------------ statistics from the log
-
-def _dv_id(action):
-    dv = action.get("deletionVector")
-    if not dv:
-        return None
-    return (dv.get("storageType"), dv.get("pathOrInlineDv"), dv.get("offset"))
-
-
-def snapshot_files(table):
-    """The latest snapshot's files: [{path, size, rows, min: {col: v}, max: {col: v}}] and how read.
-
-    Replays the JSON commits (adds and removes keyed by path and deletion vector); a table with
-    a checkpoint is read with delta-rs' get_add_actions instead."""
-    log = Path(table) / "_delta_log"
-    if (log / "_last_checkpoint").exists() or any(log.glob("*.checkpoint*.parquet")):
-        return _files_from_delta_rs(table), "delta-rs get_add_actions (checkpoint present)"
-    commits = sorted((int(p.name[:-5]), p) for p in log.glob("*.json") if p.name[:-5].isdigit())
-    versions = [v for v, _ in commits]
-    if versions != list(range(len(versions))):
-        raise RuntimeError(f"{table}: commits are not 0..n without gaps: {versions}")
-    live = {}
-    for _, p in commits:
-        for line in p.read_text().splitlines():
-            if not line.strip():
-                continue
-            a = json.loads(line)
-            if "add" in a:
-                live[(a["add"]["path"], _dv_id(a["add"]))] = a["add"]
-            elif "remove" in a:
-                live.pop((a["remove"]["path"], _dv_id(a["remove"])), None)
-    out = []
-    for add in live.values():
-        stats = json.loads(add["stats"]) if add.get("stats") else {}
-        out.append({"path": add["path"], "size": add.get("size"), "rows": stats.get("numRecords"),
-                    "min": {c: v for c, v in stats.get("minValues", {}).items() if c in ("x", "y", "s", "k")},
-                    "max": {c: v for c, v in stats.get("maxValues", {}).items() if c in ("x", "y", "s", "k")}})
-    return out, "JSON commits replayed"
-
-
-def _files_from_delta_rs(table):
-    import pyarrow as pa
-    from deltalake import DeltaTable
-    t = pa.table(DeltaTable(str(table)).get_add_actions(flatten=True))
-    cols = set(t.column_names)
-    rows = t.to_pylist()
-    out = []
-    for r in rows:
-        out.append({"path": r["path"], "size": r.get("size_bytes"), "rows": r.get("num_records"),
-                    "min": {c: r[f"min.{c}"] for c in ("x", "y", "s", "k") if f"min.{c}" in cols and r[f"min.{c}"] is not None},
-                    "max": {c: r[f"max.{c}"] for c in ("x", "y", "s", "k") if f"max.{c}" in cols and r[f"max.{c}"] is not None}})
-    return out
-
-
-def parquet_footer_files(folder):
-    """Per-file min/max of x and y from the Parquet footers of a folder of plain Parquet files."""
-    import pyarrow.parquet as pq
-    out = []
-    for f in sorted(Path(folder).glob("*.parquet")):
-        md = pq.ParquetFile(f).metadata
-        names = [md.schema.column(i).name for i in range(md.num_columns)]
-        mins, maxs = {}, {}
-        for c in ("x", "y", "s"):
-            if c not in names:
-                continue
-            j = names.index(c)
-            lo, hi = [], []
-            for g in range(md.num_row_groups):
-                st = md.row_group(g).column(j).statistics
-                if st is None or not st.has_min_max:
-                    lo = hi = None
-                    break
-                lo.append(st.min)
-                hi.append(st.max)
-            if lo:
-                mins[c], maxs[c] = min(lo), max(hi)
-        out.append({"path": f.name, "size": f.stat().st_size, "rows": md.num_rows, "min": mins, "max": maxs})
-    return out
-
-
-def ideal_grid(n):
-    """An exact g x g grid on [0, 1)^2 (g = sqrt(n)): each file one cell, no s statistics."""
-    g = int(round(math.sqrt(n)))
-    return [{"path": f"cell-{i}-{j}", "size": None, "rows": None,
-             "min": {"x": i / g, "y": j / g}, "max": {"x": (i + 1) / g, "y": (j + 1) / g}}
-            for i in range(g) for j in range(g)]
-
-
-# ------------------------------------------------------------------ layout quality
-
-def fmt_s(n):
-    return S_PREFIX + str(int(n)).zfill(S_DIGITS)
-
-
-def make_predicates(n, points, domain, seed=SEED):
-    """n predicates of each kind. A predicate is a list of (column, lo, hi, hi_inclusive) conjuncts."""
-    rnd = random.Random(seed)
-
-    def rng(col, frac):
-        lo_d, hi_d = domain[col]
-        w = frac * (hi_d - lo_d)
-        a = rnd.uniform(lo_d, hi_d - w)
-        return (col, a, a + w, False)
-
-    def srng(frac):
-        w = frac * S_SPAN
-        a = rnd.uniform(0, S_SPAN - w)
-        return ("s", fmt_s(a), fmt_s(a + w), False)
-
-    pts = points[:n]
-    return {
-        "range_x": [[rng("x", 0.01)] for _ in range(n)],
-        "range_y": [[rng("y", 0.01)] for _ in range(n)],
-        "point_x": [[("x", p["x"], p["x"], True)] for p in pts],
-        "point_y": [[("y", p["y"], p["y"], True)] for p in pts],
-        "box_xy": [[rng("x", 0.1), rng("y", 0.1)] for _ in range(n)],
-        "range_s": [[srng(0.01)] for _ in range(n)],
-        "point_s": [[("s", p["s"], p["s"], True)] for p in pts],
-        "box_xs": [[rng("x", 0.1), srng(0.1)] for _ in range(n)],
-    }
-
-
-def must_scan(f, conjuncts):
-    for col, lo, hi, inclusive in conjuncts:
-        mn, mx = f["min"].get(col), f["max"].get(col)
-        if mn is None or mx is None:
-            continue  # no statistics: this conjunct cannot skip the file
-        if mx < lo or (mn > hi if inclusive else mn >= hi):
-            return False
-    return True
-
-
-def evaluate(files, predicates):
-    out, unsound = {}, 0
-    for kind, preds in predicates.items():
-        fracs = []
-        for conj in preds:
-            scanned = sum(1 for f in files if must_scan(f, conj))
-            if kind.startswith("point") and scanned == 0:
-                unsound += 1  # an existing value is in some file: no file at all means a wrong bound
-            fracs.append(scanned / len(files))
-        out[kind] = statistics.mean(fracs) if fracs else None
-    rows = [f["rows"] for f in files if f["rows"] is not None]
-    out.update(files=len(files),
-               rows=sum(rows) if rows else None,
-               rows_per_file_min=min(rows) if rows else None,
-               rows_per_file_max=max(rows) if rows else None,
-               points_in_no_file=unsound)
-    return out
-
-
-# ------------------------------------------------------------------ worker: Silt and the floor (one JVM)
 
 def worker_silt(p):
     sys.path.insert(0, str(BENCH_DIR))
