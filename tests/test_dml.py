@@ -131,6 +131,8 @@ def test_deletion_vectors_need_the_property(spark, tmp_path):
     t = make_table(spark, p, dvs=False)
     t.delete("id = 5")
     assert not list(Path(p).glob("*.bin"))
+    m = last_metrics(spark, p)["operationMetrics"]
+    assert m["numDeletedRows"] == "1" and int(m["numCopiedRows"]) > 0
     assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["minReaderVersion"] == 1
     spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
     d = spark.sql(f"DESCRIBE DETAIL '{p}'").first()

@@ -92,13 +92,14 @@ object RowLevelWriter {
     val keep = changes.where(
       (col(RowChanges.PathColumn).isin(touchedPaths.toSeq: _*) && action.isin(RowChanges.Keep, RowChanges.Update)) ||
         action === lit(RowChanges.Insert))
-    val copied = if (touchedPaths.isEmpty) 0L else changes.where(col(RowChanges.PathColumn).isin(touchedPaths.toSeq: _*) &&
-      action === lit(RowChanges.Keep)).count()
     val written = if (touched.isEmpty && counts.getOrElse(RowChanges.Insert, 0L) == 0L) Nil
       else DataFileWriter.write(spark, snapshot.tablePath, keep.select(columns.map(quoted): _*), snapshot.metadata)
+    // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
+    val writtenRows = written.flatMap(a => FileStats.parse(a.stats).numRecords).sum
+    val copied = writtenRows - counts.getOrElse(RowChanges.Update, 0L) - counts.getOrElse(RowChanges.Insert, 0L)
     val now = System.currentTimeMillis()
-    val deleted = if (counts.nonEmpty) counts.getOrElse(RowChanges.Delete, 0L)
-      else touched.flatMap(a => FileStats.parse(a.stats).numRecords).sum - copied
+    val touchedRows = touched.map(a => FileStats.parse(a.stats).numRecords.getOrElse(0L) - a.deletionVector.map(_.cardinality).getOrElse(0L)).sum
+    val deleted = if (counts.nonEmpty) counts.getOrElse(RowChanges.Delete, 0L) else touchedRows - copied
     val metrics = RowLevelMetrics(counts.getOrElse(RowChanges.Update, 0L), deleted,
       counts.getOrElse(RowChanges.Insert, 0L), copied, written.size, touched.size, 0, 0, 0)
     (touched.map(_.remove(now)) ++ written, metrics)
