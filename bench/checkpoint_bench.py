@@ -103,7 +103,7 @@ def openers(spark):
         return {"version": int(s.version()), "files": int(s.numFiles())}
 
     def silt_list(p):
-        return {"commits": int(jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(p)).listing().commits().size())}
+        return {"commits": int(jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(p)).listing(0).commits().size())}
 
     def delta_rs(p):
         from deltalake import DeltaTable

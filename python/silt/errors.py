@@ -52,6 +52,10 @@ class CorruptDeletionVectorException(SiltException):
     """A deletion vector cannot be read or does not match its descriptor; names the DV and data file."""
 
 
+class MissingDataFileException(SiltException):
+    """A data file the table's log lists does not exist; the message names it."""
+
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -64,6 +68,7 @@ _BY_NAME = {
         ConcurrentModificationException,
         InvalidTableOperationException,
         CorruptDeletionVectorException,
+        MissingDataFileException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

@@ -10,15 +10,15 @@ import org.apache.spark.sql.SparkSession
 object Checkpoints extends Logging {
   val FailOnErrorKey = "spark.silt.checkpoint.failOnError"
 
-  /** The post-commit step: a checkpoint (then log cleanup) when `version` is due for one. */
-  def postCommit(spark: SparkSession, log: TableLog, version: Long): Unit = {
+  /** The post-commit step: a checkpoint (then log cleanup) when the committed `snapshot`'s version is due for one. */
+  def postCommit(spark: SparkSession, log: TableLog, snapshot: => Snapshot): Unit = {
     try {
-      val snapshot = log.snapshotAt(version)
-      val interval = TableProperties(snapshot.metadata.configuration).checkpointInterval
-      if (version > 0 && version % interval == 0) checkpoint(spark, log, snapshot)
+      val s = snapshot
+      val interval = TableProperties(s.metadata.configuration).checkpointInterval
+      if (s.version > 0 && s.version % interval == 0) checkpoint(spark, log, s)
     } catch {
       case NonFatal(e) if !spark.conf.get(FailOnErrorKey, "false").toBoolean =>
-        logWarning(s"Silt: could not checkpoint ${log.tablePath} at version $version; the commit stands: $e")
+        logWarning(s"Silt: could not checkpoint ${log.tablePath} after a commit; the commit stands: $e")
     }
   }
 

@@ -5,10 +5,12 @@ import java.security.MessageDigest
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
-import io.silt.log.ActionCodec
+import io.silt.log.{ActionCodec, FileNames, LogStore}
+import org.apache.hadoop.fs.Path
 
 /**
  * The `_last_checkpoint` file: a hint pointing readers at the newest checkpoint, with the MD5
@@ -23,6 +25,17 @@ object LastCheckpoint {
     fields.put("checksum", checksum(fields))
     ActionCodec.mapper.writeValueAsString(fields)
   }
+
+  /**
+   * The version `_last_checkpoint` in `logPath` points at; None when it is missing or unreadable.
+   * Only a hint: readers check that the checkpoint is really there before trusting it.
+   */
+  def hintedVersion(store: LogStore, logPath: Path): Option[Long] =
+    try {
+      val lines = store.readLines(new Path(logPath, FileNames.LastCheckpoint))
+      lines.headOption.map(ActionCodec.mapper.readTree).flatMap(n => Option(n.get("version"))).filter(_.canConvertToLong)
+        .map(_.asLong).filter(_ >= 0)
+    } catch { case NonFatal(_) => None }
 
   def checksum(node: JsonNode): String = {
     val md5 = MessageDigest.getInstance("MD5").digest(canonicalize(node).getBytes(StandardCharsets.UTF_8))

@@ -44,3 +44,8 @@ class InvalidTableOperationException(detail: String, cause: Throwable = null)
 /** A deletion vector cannot be read or does not match its descriptor; names the DV and the data file. */
 class CorruptDeletionVectorException(val dataFile: String, val dv: String, detail: String, cause: Throwable = null)
     extends SiltException(s"deletion vector $dv of data file $dataFile: $detail", cause)
+
+/** A data file the table's log lists is gone (deleted outside Silt, or by a VACUUM with too short a retention). */
+class MissingDataFileException(val file: String, cause: Throwable = null)
+    extends SiltException(s"data file $file is listed in the table's log but does not exist; it was deleted " +
+      "outside Silt or by a VACUUM with too short a retention (RESTORE an older version or remove the file from the log)", cause)

@@ -8,7 +8,8 @@ import org.apache.hadoop.fs.Path
  * Folds commits, oldest first, into the set of live files. Files are keyed by (path, DV unique
  * id), so a remove of (f, dv1) with an add of (f, dv2) in one commit swaps the deletion vector.
  */
-final class LogReplay(tablePath: Path) {
+final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
+  private val root = tablePath.toUri.getPath.stripSuffix("/") + "/"
   private val live = mutable.LinkedHashMap.empty[(String, String), AddFile]
   private val tombstones = mutable.LinkedHashMap.empty[(String, String), RemoveFile]
   private val txns = mutable.HashMap.empty[String, SetTransaction]
@@ -40,6 +41,7 @@ final class LogReplay(tablePath: Path) {
   def append(actions: Iterable[Action]): this.type = {
     actions.foreach {
       case a: AddFile =>
+        if (!allowFilesOutside) checkInside(a)
         val k = key(a.path, a.deletionVector)
         live(k) = a
         tombstones.remove(k)
@@ -55,6 +57,22 @@ final class LogReplay(tablePath: Path) {
       case _ =>
     }
     this
+  }
+
+  /**
+   * A log naming files outside the table (`../x`, or an absolute path elsewhere) is refused: a
+   * hostile log must not make a reader open arbitrary files.
+   */
+  private def checkInside(a: AddFile): Unit = {
+    def inside(p: Path) = p.toUri.getPath.startsWith(root) &&
+      Option(p.toUri.getScheme).forall(_ == tablePath.toUri.getScheme)
+    val data = TablePaths.absolute(tablePath, a.path)
+    val dv = a.deletionVector.filterNot(_.isInline).map(_.filePath(tablePath))
+    (Seq(data) ++ dv).find(p => !inside(p)).foreach { p =>
+      throw new io.silt.errors.CorruptLogException(tablePath.toString + "/_delta_log", s"an add action names ${a.path}" +
+        (if (p != data) s" with deletion vector file $p" else "") + s", which is outside the table directory $tablePath " +
+        s"(set ${TableLog.AllowFilesOutsideKey}=true to read tables whose files live elsewhere, such as shallow clones)")
+    }
   }
 
   def hasProtocolAndMetadata: Boolean = protocol.isDefined && metadata.isDefined

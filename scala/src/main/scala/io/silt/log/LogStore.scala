@@ -19,11 +19,24 @@ class LogStore(hadoopConf: Configuration) {
 
   def fs(path: Path): FileSystem = path.getFileSystem(hadoopConf)
 
-  /** The entries of a directory, sorted by name; empty when it does not exist. */
-  def list(dir: Path): Seq[FileStatus] = {
+  /**
+   * The entries of a directory whose names `keep` accepts, sorted by name; empty when it does
+   * not exist. On a local disk only the accepted names are stat'ed, so listing the tail of a
+   * long log costs the tail, not the history.
+   */
+  def list(dir: Path, keep: String => Boolean = _ => true): Seq[FileStatus] = {
     val fileSystem = fs(dir)
-    try fileSystem.listStatus(dir).toSeq.filterNot(_.isDirectory).sortBy(_.getPath.getName)
-    catch { case _: java.io.FileNotFoundException => Nil }
+    if (fileSystem.getScheme == "file") {
+      val names = Option(new java.io.File(dir.toUri).list()).getOrElse(Array.empty[String])
+      names.filter(keep).sorted.toSeq.flatMap { name =>
+        // a name may vanish between listing and stat (log cleanup, a failed writer's temp file)
+        try Some(fileSystem.getFileStatus(new Path(dir, name))).filterNot(_.isDirectory)
+        catch { case _: java.io.FileNotFoundException => None }
+      }
+    } else {
+      try fileSystem.listStatus(dir).toSeq.filter(st => !st.isDirectory && keep(st.getPath.getName)).sortBy(_.getPath.getName)
+      catch { case _: java.io.FileNotFoundException => Nil }
+    }
   }
 
   def exists(path: Path): Boolean = fs(path).exists(path)

@@ -2,9 +2,10 @@ package io.silt.log
 
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.collection.mutable.ArrayBuffer
 import scala.util.control.NonFatal
 
-import io.silt.checkpoint.{CheckpointInstance, CheckpointReader}
+import io.silt.checkpoint.{CheckpointInstance, CheckpointReader, LastCheckpoint}
 import io.silt.errors._
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -14,8 +15,11 @@ import org.apache.spark.sql.SparkSession
 /** A commit as listed in `_delta_log/`: its version, file and commit timestamp. */
 final case class CommitEntry(version: Long, file: FileStatus, timestamp: Long)
 
-/** What `_delta_log/` holds: the commits (oldest first) and the complete checkpoints (newest first). */
-final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[CheckpointInstance]) {
+/**
+ * What `_delta_log/` holds from version `from` on (`from` = 0: all of it): the commits (oldest
+ * first) and the complete checkpoints (newest first).
+ */
+final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[CheckpointInstance], from: Long = 0L) {
   private lazy val byVersion = commits.map(c => c.version -> c).toMap
   def commit(version: Long): Option[CommitEntry] = byVersion.get(version)
   def isEmpty: Boolean = commits.isEmpty && checkpoints.isEmpty
@@ -24,6 +28,9 @@ final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[C
   /** The oldest version a snapshot can be built for: commit 0 or the oldest checkpoint. */
   def earliestVersion: Long =
     if (byVersion.contains(0)) 0 else (checkpoints.map(_.version) ++ commits.headOption.map(_.version)).min
+
+  /** Whether a partial listing starts where expected: with commit `from` or a checkpoint at `from`. */
+  def startsAtFrom: Boolean = commit(from).isDefined || checkpoints.exists(_.version == from)
 }
 
 /**
@@ -37,9 +44,14 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   val store: LogStore = new LogStore(hadoopConf)
   @volatile private var cached: Option[Snapshot] = None
 
-  /** Lists the log. Commit timestamps are made monotonic, as Delta's file-time semantics want. */
-  def listing(): LogListing = {
-    val classified = store.list(logPath).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
+  /**
+   * Lists the log from `fromVersion` on (all of it by default). Commit timestamps are made
+   * monotonic, as Delta's file-time semantics want.
+   */
+  def listing(fromVersion: Long = 0L): LogListing = {
+    val keep: String => Boolean =
+      if (fromVersion <= 0) _ => true else name => FileNames.classify(name).exists(_.version >= fromVersion)
+    val classified = store.list(logPath, keep).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
     val commits = classified.collect { case (FileNames.CommitFile(v), st) => v -> st }.sortBy(_._1)
     var last = Long.MinValue
     val entries = commits.map { case (v, st) =>
@@ -48,7 +60,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       CommitEntry(v, st, ts)
     }.toIndexedSeq
     val checkpoints = CheckpointInstance.complete(classified.collect { case (c: FileNames.CheckpointFile, st) => c -> st })
-    LogListing(entries, checkpoints)
+    LogListing(entries, checkpoints, math.max(fromVersion, 0L))
   }
 
   /** The commits in the log, oldest first. */
@@ -69,10 +81,19 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     }
   }
 
-  def exists: Boolean = !listing().isEmpty
+  def exists: Boolean = cached.isDefined || !listing().isEmpty
 
-  /** The newest snapshot, or None when the table has no commits yet. */
+  /**
+   * The newest snapshot, or None when the table has no commits yet. Lists only the log's tail:
+   * from the cached snapshot's version, else from the checkpoint `_last_checkpoint` names (a
+   * hint, used only when that checkpoint is really there), else everything.
+   */
   def latestOption(): Option[Snapshot] = {
+    val from = cached.map(_.version).orElse(LastCheckpoint.hintedVersion(store, logPath)).getOrElse(0L)
+    if (from > 0) {
+      val tail = listing(from)
+      if (tail.startsAtFrom) return Some(build(tail, tail.latestVersion))
+    }
     val l = listing()
     if (l.isEmpty) None else Some(build(l, l.latestVersion))
   }
@@ -107,10 +128,17 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   private def build(l: LogListing, version: Long): Snapshot = {
     val base = cached.filter(s => s.version <= version && s.tablePath == tablePath)
     if (base.exists(_.version == version)) return base.get
-    val replay = new LogReplay(tablePath)
-    val from = startingPoint(l, version, base, replay)
+    val replay = new LogReplay(tablePath, allowFilesOutside)
+    val unreadable = ArrayBuffer.empty[(CheckpointInstance, Throwable)]
+    val from = startingPoint(l, version, base, replay, unreadable)
+    // a partial listing whose checkpoint could not be read: the older history is needed after all
+    if (from < l.from) return build(listing(), version)
     val missing = (from to version).find(v => l.commit(v).isEmpty)
     missing.foreach { v =>
+      unreadable.headOption.foreach { case (cp, e) =>
+        throw new CorruptLogException(cp.files.map(_.getPath.toString).mkString(", "), s"this checkpoint cannot be " +
+          s"read (${e.getMessage}) and commit $v, needed instead to read version $version, is gone", e)
+      }
       throw new MissingCommitException(tablePath.toString, v, s"it is needed to read version $version " +
         s"(the commits after the checkpoint or version ${from - 1} must all be there)")
     }
@@ -122,16 +150,41 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       .flatMap(_.files.headOption).map(_.getModificationTime).getOrElse(0L))
     val snapshot = replay.toSnapshot(version, timestamp)
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
-    if (cached.forall(_.version < version)) cached = Some(snapshot)
+    remember(snapshot)
+  }
+
+  private def remember(snapshot: Snapshot): Snapshot = synchronized {
+    if (cached.forall(_.version < snapshot.version)) cached = Some(snapshot)
     snapshot
   }
 
   /**
-   * Seeds `replay` with the best base for `version` and returns the first commit still to apply:
-   * a cached snapshot, else the newest readable checkpoint (an unreadable one is skipped with a
-   * warning), else nothing (replay from commit 0).
+   * The snapshot after a commit this JVM just wrote at `version` with `actions`: applied to
+   * `base` when that is the version before, without listing or reading the log again.
    */
-  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot], replay: LogReplay): Long = {
+  def committed(base: Option[Snapshot], version: Long, actions: Seq[Action]): Snapshot = {
+    if (base.map(_.version).getOrElse(-1L) != version - 1) return snapshotAt(version)
+    val replay = new LogReplay(tablePath)
+    base.foreach(replay.seed)
+    replay.append(actions)
+    val fileTime = store.fs(logPath).getFileStatus(FileNames.commitPath(logPath, version)).getModificationTime
+    remember(replay.toSnapshot(version, math.max(fileTime, base.map(_.timestamp + 1).getOrElse(Long.MinValue))))
+  }
+
+  /**
+   * Seeds `replay` with the best base for `version` and returns the first commit still to apply:
+   * a cached snapshot a few commits behind (when those commits are all there), else the newest
+   * readable checkpoint (an unreadable one is skipped with a warning), else the cached
+   * snapshot, else nothing (replay from commit 0).
+   */
+  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot], replay: LogReplay,
+      unreadable: ArrayBuffer[(CheckpointInstance, Throwable)]): Long = {
+    val closeBase = base.filter(s => version - s.version <= CachedReplayLimit &&
+      (s.version + 1 to version).forall(v => l.commit(v).isDefined))
+    closeBase match {
+      case Some(s) => replay.seed(s); return s.version + 1
+      case None =>
+    }
     val usable = l.checkpoints.filter(c => c.version <= version && base.forall(_.version < c.version))
     val spark = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
     for (cp <- usable; session <- spark) {
@@ -142,6 +195,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       } catch {
         case NonFatal(e) =>
           logWarning(s"Silt: cannot use $cp of $tablePath, falling back to an older checkpoint or the commits: ${e.getMessage}")
+          unreadable += cp -> e
           replay.reset()
       }
     }
@@ -151,10 +205,18 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     }
   }
 
+  /** Whether the log may name data and DV files outside the table directory (shallow clones do). */
+  private def allowFilesOutside: Boolean = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
+    .exists(_.conf.get(TableLog.AllowFilesOutsideKey, "false").toBoolean)
+
+  /** Commits past a cached snapshot that are replayed onto it rather than read from a newer checkpoint. */
+  private val CachedReplayLimit = 100
+
   private def notATable() = new NotADeltaTableException(tablePath.toString)
 }
 
 object TableLog {
+  val AllowFilesOutsideKey = "spark.silt.read.allowFilesOutsideTable"
   private val logs = new ConcurrentHashMap[String, TableLog]()
 
   /** The log of the table at `path`, shared by all users of that path in this JVM. */

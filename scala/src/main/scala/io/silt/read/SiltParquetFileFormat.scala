@@ -1,6 +1,7 @@
 package io.silt.read
 
 import io.silt.dv.{DeletedRowMarker, DeletionVectorDescriptor, DeletionVectorStore}
+import io.silt.errors.MissingDataFileException
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.Job
@@ -28,6 +29,20 @@ class SiltParquetFileFormat extends ParquetFileFormat {
   }
 
   override def buildReaderWithPartitionValues(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val read = readerOf(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    (file: PartitionedFile) => try read(file) catch {
+      case e: java.io.FileNotFoundException => throw new MissingDataFileException(file.filePath.toString, e)
+    }
+  }
+
+  private def readerOf(
       spark: SparkSession,
       dataSchema: StructType,
       partitionSchema: StructType,

@@ -70,7 +70,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val lines = (info +: body).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
-        io.silt.checkpoint.Checkpoints.postCommit(spark, log, version)
+        io.silt.checkpoint.Checkpoints.postCommit(spark, log, log.committed(readSnapshot, version, body))
         return version
       }
       if (readSnapshot.isEmpty) {
