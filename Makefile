@@ -5,7 +5,7 @@ VERSION := 0.1.0
 JAR     := target/silt-spark_2.13-$(VERSION).jar
 SBT     := bin/sbt
 
-.PHONY: build venv jar test test-scala test-python demo bench clean
+.PHONY: build venv jar test test-scala test-python demo bench reliability fuzz clean
 
 build: venv jar
 
@@ -38,6 +38,15 @@ demo: build
 
 bench: build
 	$(PY) bench/run.py
+
+# The reliability report: corrupt-input matrix, 50 kill -9 trials, a 60 s soak of 9 processes.
+reliability: build
+	$(PY) tests/reliability/report.py
+
+# Longer fuzzing than CI's budget: the engine's decoders and both SQL parsers.
+fuzz: build
+	SILT_FUZZ_CASES=200000 $(SBT) "testOnly io.silt.fuzz.*" < /dev/null
+	SILT_FUZZ_CASES=20000 $(PY) -m pytest tests/test_sql_fuzz.py -q -p no:cacheprovider
 
 clean:
 	rm -rf target project/target python/silt/jars python/silt/sql/generated $(VENV)

@@ -92,7 +92,8 @@ object RoaringBitmapArray {
     if (n < 0 || n > (bytes.length - 12) / 4) throw new IllegalArgumentException(s"bitmap claims $n buckets in ${bytes.length} bytes")
     val buckets = mutable.TreeMap.empty[Int, RoaringBitmap]
     var last = Long.MinValue
-    (0L until n).foreach { _ =>
+    // a body shorter than its bucket count or bitmap headers claim (found by fuzzing)
+    try (0L until n).foreach { _ =>
       val key = bb.getInt
       if ((key & 0xffffffffL) <= last) throw new IllegalArgumentException("bitmap buckets are not in ascending order")
       last = key & 0xffffffffL
@@ -102,6 +103,9 @@ object RoaringBitmapArray {
       }
       bb.position(bb.position() + b.serializedSizeInBytes())
       buckets(key) = b
+    } catch {
+      case e @ (_: java.nio.BufferUnderflowException | _: IndexOutOfBoundsException) =>
+        throw new IllegalArgumentException(s"the bitmap is truncated: its ${bytes.length} bytes end inside bucket ${buckets.size}", e)
     }
     new RoaringBitmapArray(buckets)
   }
