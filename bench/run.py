@@ -17,7 +17,8 @@
              table against the same rows without DVs (target <= 1.1x).
   checkpoint (bench/checkpoint_bench.py, two child processes): opening the latest snapshot of a
              long log (10,000 commits, or as many as INSERTs make in the time budget) against a
-             100-commit log (target <= 1.5x); CHECKPOINT of tables of 5,000 and 20,000 files.
+             100-commit log (target <= 1.5x); CHECKPOINT of tables of 5,000 and 20,000 files;
+             CHECKPOINT of a synthetic 1,000,000-file log (bench/checkpoint_million.py).
 
 Results: bench/results/<benchmark>.json and a table on stdout. Scratch tables go to
 bench/results/tmp/ (ignored by git) and are removed afterwards.
@@ -43,12 +44,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (BENCH_DIR, REPO_ROOT, RESULTS_DIR, SCRATCH_DIR, build_spark, files_scanned,  # noqa: E402,F401
                     rm, save_result, table_lines, timed)
 import checkpoint_bench  # noqa: E402
+import checkpoint_million  # noqa: E402
 import dv_bench  # noqa: E402
 import optimize_bench  # noqa: E402  (bench/optimize_bench.py: imports nothing from here at load time)
 
 # The benchmarks that run as child processes of their own (one JVM at a time): result name -> module.
 CHILD_BENCHMARKS = {"optimize": optimize_bench, "dv": dv_bench,
-                    "checkpoint_open": checkpoint_bench, "checkpoint_write": checkpoint_bench}
+                    "checkpoint_open": checkpoint_bench, "checkpoint_write": checkpoint_bench,
+                    "checkpoint_million": checkpoint_million}
 
 WRITE_TARGET_RATIO = 1.15
 SKIPPING_CONF = "spark.silt.stats.skipping.enabled"
@@ -244,7 +247,8 @@ def main(argv=None):
                 ("dv", "dv_bench.py", ["--rows", args.dv_rows]),
                 ("checkpoint_open", "checkpoint_bench.py", ["--part", "open", "--commits", args.commits,
                                                             "--build-budget", args.build_budget]),
-                ("checkpoint_write", "checkpoint_bench.py", ["--part", "write", "--files", args.checkpoint_files])]
+                ("checkpoint_write", "checkpoint_bench.py", ["--part", "write", "--files", args.checkpoint_files]),
+                ("checkpoint_million", "checkpoint_million.py", [])]
     for name, script, child_args in children:
         if args.only in (None, name.split("_")[0]):
             results.append(run_child(name, script, child_args))

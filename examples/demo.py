@@ -5,11 +5,15 @@ Run with `make demo` (it builds everything first).
 import shutil
 import tempfile
 import time
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import silt
+from silt.cli import layout, plot
+
+PICTURES = Path(__file__).resolve().parent.parent / "build" / "demo"
 
 
 def files_scanned(spark, df):
@@ -60,6 +64,7 @@ def main() -> None:
         # Z-order: cluster each day's rows on (user, amount) so that selective filters on either skip files.
         queries = ["user_id BETWEEN 1000 AND 1500", "amount BETWEEN 42.0 AND 42.5"]
         before = [files_scanned(spark, spark.read.format("silt").load(path).where(q)) for q in queries]
+        layout_before = layout(spark, path, ["user_id", "amount"])
         spark.conf.set("spark.silt.optimize.maxFileSize", str(256 << 10))
         t0 = time.time()
         m = silt.SiltTable.for_path(spark, path).optimize().execute_zorder_by("user_id", "amount").first()["metrics"]
@@ -72,6 +77,10 @@ def main() -> None:
             print(f"== query `{q}`: scanned {b} files before ZORDER, {after} of {total} after "
                   f"({b / max(after, 1):.1f}x fewer)")
 
+        pictures = draw_layouts(layout_before, layout(spark, path, ["user_id", "amount"]))
+        if pictures:
+            print(f"== file layout on (user_id, amount) before and after: {pictures[0]} and {pictures[1]}")
+
         spark.range(0, 10).withColumn("day", F.lit(3)).withColumn("city", F.lit("Brest")) \
             .withColumn("user_id", F.lit(1).cast("long")).withColumn("amount", F.lit(1.0)).write.format("silt").mode("append").save(path)
         print("== history:")
@@ -80,6 +89,19 @@ def main() -> None:
     finally:
         spark.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def draw_layouts(before, after):
+    """Before/after pictures of the files' (user_id, amount) boxes; none without matplotlib."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    out = [str(PICTURES / "layout-before.png"), str(PICTURES / "layout-after.png")]
+    plot(before, out[0])
+    plot(after, out[1])
+    return out
 
 
 if __name__ == "__main__":

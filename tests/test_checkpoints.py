@@ -168,3 +168,28 @@ def test_an_unreadable_checkpoint_falls_back_to_the_commits(spark, tmp_path):
     fresh = str(tmp_path / "copy")
     os.rename(p, fresh)
     assert spark.read.format("silt").load(fresh).count() == 110
+
+
+def test_small_checkpoints_are_read_on_the_driver_like_spark_reads_them(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt PARTITIONED BY (k) "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    append(spark, p, 4)
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 3")
+    silt.SiltTable.for_path(spark, p).checkpoint()
+    (cp,) = [f for f in (Path(p) / "_delta_log").glob("*.checkpoint.parquet")]
+    jvm = spark._jvm
+    actions = jvm.io.silt.checkpoint.ParquetActionRows.read(jvm.org.apache.hadoop.fs.Path(str(cp)),
+                                                            spark._jsparkSession.sessionState().newHadoopConf())
+    lines = [json.loads(jvm.io.silt.log.ActionCodec.toJson(actions.apply(i))) for i in range(actions.size())]
+    table = pq.read_table(cp).to_pylist()
+    expected_adds = {r["add"]["path"]: r["add"] for r in table if r["add"]}
+    adds = {a["add"]["path"]: a["add"] for a in lines if "add" in a}
+    assert adds.keys() == expected_adds.keys() and len(adds) >= 4
+    for path, a in adds.items():
+        e = expected_adds[path]
+        assert a["partitionValues"] == dict(e["partitionValues"]) and a["size"] == e["size"] and a["stats"] == e["stats"]
+        assert (a.get("deletionVector") or {}).get("cardinality") == (e["deletionVector"] or {}).get("cardinality")
+    assert sum("metaData" in a for a in lines) == 1 and sum("protocol" in a for a in lines) == 1
+    meta = next(a["metaData"] for a in lines if "metaData" in a)
+    assert meta["partitionColumns"] == ["k"] and meta["configuration"]["delta.enableDeletionVectors"] == "true"

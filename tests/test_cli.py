@@ -61,3 +61,19 @@ def test_module_entry_point(spark, tmp_path):
     r = subprocess.run([sys.executable, "-m", "silt", "inspect", str(tmp_path)], env=python_env(),
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 1 and "NotADeltaTableException" in r.stderr
+
+
+def test_progress_bar_shows_the_running_job(spark):
+    import io
+
+    from silt.progress import ProgressBar, render
+    assert render(3, 12, "OPTIMIZE t: bin 1 of 2", width=4) == "[#...]  25%  3/12 tasks  OPTIMIZE t: bin 1 of 2"
+    out = io.StringIO()
+    spark.sparkContext.setJobDescription("SILT PROGRESS TEST")
+    try:
+        with ProgressBar(spark, out=out, interval=0.05, force=True):
+            spark.range(0, 3_000_000, 1, 16).selectExpr("count(distinct sha2(cast(id AS STRING), 256))").collect()
+    finally:
+        spark.sparkContext.setJobDescription(None)
+    drawn = out.getvalue()
+    assert "tasks  SILT PROGRESS TEST" in drawn and drawn.endswith("\r\033[K")

@@ -25,7 +25,7 @@ def _session():  # pragma: no cover - starts a JVM
     import silt
 
     spark = (silt.configure(SparkSession.builder.master("local[*]").appName("silt-cli"))
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "true").getOrCreate())
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -165,7 +165,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   ", ".join(f"{c} reads {s:.1%} of files" for c, s in result["skipping_score"].items()))
         else:
             from silt.errors import reraise
-            reraise(lambda: spark.sql(args.statement)).show(truncate=False)
+            from silt.progress import ProgressBar
+            with ProgressBar(spark):
+                answer = reraise(lambda: spark.sql(args.statement))
+                rows = reraise(answer.collect)
+            if answer.columns:
+                spark.createDataFrame(rows, answer.schema).show(truncate=False)
     except SiltException as e:
         print(f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1

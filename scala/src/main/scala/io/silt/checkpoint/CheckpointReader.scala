@@ -39,7 +39,20 @@ object CheckpointReader {
       }
     }
 
+  /** Checkpoints up to this size are read on the driver: a Spark job costs more than the reading. */
+  val DriverReadMaxBytes: Long = 16L << 20
+
   private def parquet(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
+    val conf = spark.sessionState.newHadoopConf()
+    val bytes = paths.map(p => p.getFileSystem(conf).getFileStatus(p).getLen).sum
+    if (bytes <= DriverReadMaxBytes) {
+      try paths.flatMap(p => ParquetActionRows.read(p, conf)) catch {
+        case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"cannot read the checkpoint: ${e.getMessage}", e)
+      }
+    } else withSpark(spark, paths)
+  }
+
+  private def withSpark(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
     val lines = try spark.read.parquet(paths.map(_.toString): _*).toJSON.collect() catch {
       case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"cannot read the checkpoint: ${e.getMessage}", e)
     }

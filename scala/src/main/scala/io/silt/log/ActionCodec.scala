@@ -20,6 +20,14 @@ object ActionCodec {
     if (root == null || !root.isObject || root.size() == 0) {
       throw new IllegalArgumentException(s"not a JSON object with an action: ${abbreviate(line)}")
     }
+    fromNode(root)
+  }
+
+  /** The action of a parsed single-action object (a commit line or a checkpoint row). */
+  def fromNode(root: JsonNode): Action = {
+    if (root == null || !root.isObject || root.size() == 0) {
+      throw new IllegalArgumentException(s"not a JSON object with an action: ${abbreviate(String.valueOf(root))}")
+    }
     val (key, body) = {
       val e = root.fields().next()
       (e.getKey, e.getValue)

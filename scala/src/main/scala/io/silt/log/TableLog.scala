@@ -81,7 +81,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     }
   }
 
-  def exists: Boolean = cached.isDefined || !listing().isEmpty
+  def exists: Boolean = !listing().isEmpty
 
   /**
    * The newest snapshot, or None when the table has no commits yet. Lists only the log's tail:

@@ -1,0 +1,20 @@
+"""Kill -9 trials and the concurrent soak, at CI size (the full figures: `make reliability`)."""
+import os
+
+import crash
+import soak
+
+
+def test_killed_writers_leave_the_last_committed_version(spark, tmp_path):
+    trials = int(os.environ.get("SILT_CRASH_TRIALS", "4"))
+    report = crash.run_trials(spark, tmp_path / "t", trials, seed=11)
+    assert report["trials"] == trials and report["operations_completed"] > 0
+
+
+# CI's soak: one process of each kind (the report runs all nine of soak.ROLES for 60 s)
+CI_ROLES = [("appender", 0), ("appender", 1), ("dml", 0), ("optimizer", 0), ("maintainer", 0), ("reader", 0)]
+
+
+def test_soak_of_concurrent_processes_loses_nothing(spark, tmp_path):
+    report = soak.run_soak(spark, tmp_path / "t", seconds=float(os.environ.get("SILT_SOAK_SECONDS", "15")), roles=CI_ROLES)
+    assert report["operations_ok"].get("append", 0) > 0 and report["reads"] > 0
