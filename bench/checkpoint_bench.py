@@ -4,7 +4,7 @@ table with many files. Two parts, each in its own run (bench/run.py runs them on
 (a) Open (`--part open`, bench/results/checkpoint_open.json). Two tables built by Silt itself, one
     commit per `INSERT INTO silt.`<t>` VALUES (i, 'v<i>')` after CREATE TABLE ... TBLPROPERTIES
     ('delta.checkpointInterval' = '10') (a checkpoint after every 10th commit, then log cleanup):
-    a long one (target 10,000 commits; the INSERT loop stops when its time budget, default 300 s,
+    a long one (target 10,000 commits; the INSERT loop stops when its time budget, default 900 s,
     is spent, and the count reached is reported, with per-INSERT latencies in the JSON) and a short
     one (100 commits). Each commit adds one file, so the long table's snapshot also holds more files. "Open" = build the latest snapshot in a JVM that has
     never seen the path (Silt caches each path's log and latest snapshot in the JVM): every timed
@@ -251,7 +251,7 @@ def profile_checkpoint(spark, acct, path):
 
 # ------------------------------------------------------------------ driver
 
-def run_open(commits=10_000, short=100, budget=300.0, open_reps=7):
+def run_open(commits=10_000, short=100, budget=900.0, open_reps=7):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
@@ -362,7 +362,7 @@ def main(argv=None):
     ap.add_argument("--part", choices=["open", "write"], help="only (a) open or only (b) write; default both, one after the other")
     ap.add_argument("--commits", type=int, default=10_000, help="commits of the long log (target)")
     ap.add_argument("--short", type=int, default=100, help="commits of the short log")
-    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds the long log's INSERT loop may take")
+    ap.add_argument("--build-budget", type=float, default=900.0, help="seconds the long log's INSERT loop may take")
     ap.add_argument("--open-reps", type=int, default=7)
     ap.add_argument("--files", type=int, default=20_000, help="files of the larger checkpoint table")
     ap.add_argument("--cp-reps", type=int, default=5)

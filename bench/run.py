@@ -233,7 +233,7 @@ def main(argv=None):
     ap.add_argument("--optimize-reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and the floor")
     ap.add_argument("--dv-rows", type=int, default=10_000_000, help="rows of the deletion-vector tables")
     ap.add_argument("--commits", type=int, default=10_000, help="commits of the checkpoint benchmark's long log")
-    ap.add_argument("--build-budget", type=float, default=300.0, help="seconds to build that log with INSERTs")
+    ap.add_argument("--build-budget", type=float, default=900.0, help="seconds to build that log with INSERTs")
     ap.add_argument("--checkpoint-files", type=int, default=20_000, help="files of the CHECKPOINT table")
     ap.add_argument("--only", choices=["write", "skipping", "optimize", "dv", "checkpoint"])
     args = ap.parse_args(argv)

@@ -36,23 +36,10 @@ class SiltParquetFileFormat extends ParquetFileFormat {
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val read = readerOf(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
-    (file: PartitionedFile) => try read(file) catch {
-      case e: java.io.FileNotFoundException => throw new MissingDataFileException(file.filePath.toString, e)
-    }
-  }
-
-  private def readerOf(
-      spark: SparkSession,
-      dataSchema: StructType,
-      partitionSchema: StructType,
-      requiredSchema: StructType,
-      filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     val flagPosition = requiredSchema.fieldNames.indexOf(DeletedRowMarker.ColumnName)
     if (flagPosition < 0) {
-      return super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+      return namingMissingFiles(
+        super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
     }
     val rowIndexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
     val withoutFlag = StructType(requiredSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
@@ -65,7 +52,7 @@ class SiltParquetFileFormat extends ParquetFileFormat {
     val conf = new SerializableConfiguration(hadoopConf)
     val offHeap = spark.sessionState.conf.offHeapColumnVectorEnabled
 
-    (file: PartitionedFile) => {
+    namingMissingFiles { (file: PartitionedFile) =>
       val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowMarker.DescriptorKey).map { d =>
         val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowMarker.TablePathKey).toString)
         DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value)
@@ -79,6 +66,12 @@ class SiltParquetFileFormat extends ParquetFileFormat {
       }.asInstanceOf[Iterator[InternalRow]]
     }
   }
+
+  /** A file the log lists but the disk lacks is a typed error naming it, not Spark's generic one. */
+  private def namingMissingFiles(read: PartitionedFile => Iterator[InternalRow]): PartitionedFile => Iterator[InternalRow] =
+    (file: PartitionedFile) => try read(file) catch {
+      case e: java.io.FileNotFoundException => throw new MissingDataFileException(file.filePath.toString, e)
+    }
 
   override def toString: String = "Parquet"
   override def equals(other: Any): Boolean = other.isInstanceOf[SiltParquetFileFormat]
