@@ -81,7 +81,11 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     }
   }
 
-  def exists: Boolean = !listing().isEmpty
+  /** Whether the path holds a table: the log's tail past the cached version suffices when there is one. */
+  def exists: Boolean = {
+    val from = cached.map(_.version).getOrElse(0L)
+    (from > 0 && !listing(from).isEmpty) || !listing().isEmpty
+  }
 
   /**
    * The newest snapshot, or None when the table has no commits yet. Lists only the log's tail:
