@@ -67,7 +67,7 @@ def file_path(descriptor: Mapping[str, Any], table_path: Union[str, Path]) -> st
 
 
 def load(descriptor: Mapping[str, Any], table_path: Union[str, Path], data_file: str = "?") -> BitMap64:
-    """The deleted rows a descriptor stands for, with size, checksum and cardinality checked."""
+    """The deleted rows a descriptor stands for, with size, checksum and cardinality checked: ``load(d, path)``."""
     def fail(detail: str) -> CorruptDeletionVectorException:
         return CorruptDeletionVectorException(
             f"deletion vector {descriptor['storageType']}:{descriptor['pathOrInlineDv']} of data file {data_file}: {detail}")

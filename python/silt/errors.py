@@ -75,7 +75,7 @@ _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")
 
 
 def translate(error: BaseException) -> Optional[SiltException]:
-    """The Silt exception an engine error stands for, or None if it is not a Silt error."""
+    """The Silt exception an engine error stands for, or None if it is not one: ``raise translate(e) or e``."""
     if isinstance(error, SiltException):
         return error
     match = _TAG.search(str(error))

@@ -69,7 +69,7 @@ class SiltTable:
         return reraise(lambda: self._spark.sql(f"DESCRIBE FILES {self._ref}"))
 
     def deletion_vectors(self) -> "DataFrame":
-        """Per data file with a deletion vector: the descriptor and its deleted row count."""
+        """Per data file with a deletion vector: the descriptor and its deleted row count. ``t.deletion_vectors().show()``"""
         from pyspark.sql import functions as F
         return self.files().where(F.col("deletionVector").isNotNull()).select(
             "path", "absolutePath", "deletionVector", "deletedRows", "numRecords")
@@ -151,7 +151,7 @@ class OptimizeBuilder:
         self._where: Optional[str] = None
 
     def where(self, partition_condition: Union[str, "Column"]) -> "OptimizeBuilder":
-        """Limits OPTIMIZE to the partitions matching a condition on partition columns."""
+        """Limits OPTIMIZE to the partitions matching a condition on partition columns. ``.where("day = 25")``"""
         self._where = _condition_sql(partition_condition)
         return self
 
@@ -164,7 +164,7 @@ class OptimizeBuilder:
         return sql
 
     def execute_compaction(self) -> "DataFrame":
-        """Compacts small files; returns the metrics row (path, metrics)."""
+        """Compacts small files; returns the metrics row (path, metrics). ``t.optimize().execute_compaction()``"""
         return reraise(lambda: self._table._spark.sql(self._sql([])))
 
     def execute_zorder_by(self, *columns: str) -> "DataFrame":
@@ -204,12 +204,12 @@ class MergeBuilder:
         return self
 
     def when_matched_update_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Updates every column of matched target rows from the source."""
+        """Updates every column of matched target rows from the source. ``m.when_matched_update_all()``"""
         self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN UPDATE SET *")
         return self
 
     def when_matched_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Deletes matched target rows."""
+        """Deletes matched target rows. ``m.when_matched_delete("source.gone")``"""
         self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN DELETE")
         return self
 
@@ -222,24 +222,27 @@ class MergeBuilder:
         return self
 
     def when_not_matched_insert_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Inserts source rows without a match, column by column."""
+        """Inserts source rows without a match, column by column. ``m.when_not_matched_insert_all()``"""
         self._not_matched.append(f"WHEN NOT MATCHED{self._when(condition)} THEN INSERT *")
         return self
 
     def when_not_matched_by_source_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Deletes target rows that no source row matches."""
+        """Deletes target rows that no source row matches. ``m.when_not_matched_by_source_delete()``"""
         self._not_matched_by_source.append(f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN DELETE")
         return self
 
     def when_not_matched_by_source_update(self, set: Mapping[str, Union[str, "Column"]],
                                           condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Updates target rows that no source row matches."""
+        """Updates target rows that no source row matches. ``m.when_not_matched_by_source_update({"live": "false"})``"""
         self._not_matched_by_source.append(
             f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN UPDATE SET {self._set(set)}")
         return self
 
     def execute(self) -> "DataFrame":
-        """Runs the MERGE; returns (num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows)."""
+        """Runs the MERGE; returns (num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows).
+
+        ``t.merge(updates, "target.id = source.id").when_matched_update_all().execute()``
+        """
         clauses = self._matched + self._not_matched + self._not_matched_by_source
         if not clauses:
             raise ValueError("a MERGE needs at least one WHEN clause")
