@@ -1,6 +1,7 @@
 package io.silt.checkpoint
 
 import scala.collection.mutable.ArrayBuffer
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
@@ -8,9 +9,11 @@ import io.silt.log.{Action, ActionCodec}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.example.data.Group
-import org.apache.parquet.hadoop.ParquetReader
+import org.apache.parquet.hadoop.{ParquetFileReader, ParquetReader}
+import org.apache.parquet.hadoop.api.ReadSupport
 import org.apache.parquet.hadoop.example.GroupReadSupport
-import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, PrimitiveType, Type}
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, PrimitiveType, Type}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 /**
@@ -23,7 +26,9 @@ object ParquetActionRows {
   private val Skipped = Set("stats_parsed", "partitionValues_parsed")
 
   def read(path: Path, conf: Configuration): Seq[Action] = {
-    val reader = ParquetReader.builder(new GroupReadSupport(), path).withConf(conf).build()
+    val projected = new Configuration(conf)
+    projected.set(ReadSupport.PARQUET_READ_SCHEMA, withoutSkipped(path, conf).toString)
+    val reader = ParquetReader.builder(new GroupReadSupport(), path).withConf(projected).build()
     val out = ArrayBuffer.empty[Action]
     try {
       var row = reader.read()
@@ -34,6 +39,16 @@ object ParquetActionRows {
       }
     } finally reader.close()
     out.toSeq
+  }
+
+  /** The file's schema without the typed duplicates, so that their columns are not even decoded. */
+  private def withoutSkipped(path: Path, conf: Configuration): MessageType = {
+    val file = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))
+    val schema = try file.getFileMetaData.getSchema finally file.close()
+    def prune(t: Type): Type =
+      if (t.isPrimitive) t
+      else t.asGroupType.withNewFields(t.asGroupType.getFields.asScala.filterNot(f => Skipped(f.getName)).map(prune).asJava)
+    new MessageType(schema.getName, schema.getFields.asScala.map(prune).asJava)
   }
 
   private def group(g: Group, t: GroupType): ObjectNode = {

@@ -31,8 +31,9 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   def seed(s: Snapshot): this.type = {
     protocol = Some(s.protocol)
     metadata = Some(s.metadata)
-    s.files.foreach(a => live(key(a.path, a.deletionVector)) = a)
-    s.tombstones.foreach(r => tombstones(key(r.path, r.deletionVector)) = r)
+    // the snapshot's keys, not recomputed: seeding is on every commit's path, and keys parse URIs
+    s.fileKeys.iterator.zip(s.files.iterator).foreach { case (k, a) => live(k) = a }
+    s.tombstoneKeys.iterator.zip(s.tombstones.iterator).foreach { case (k, r) => tombstones(k) = r }
     txns ++= s.transactions
     domains ++= s.domains
     this
@@ -81,5 +82,6 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
     tablePath, version,
     protocol.getOrElse(throw new IllegalStateException("no protocol action")),
     metadata.getOrElse(throw new IllegalStateException("no metaData action")),
-    live.values.toIndexedSeq, tombstones.values.toIndexedSeq, txns.toMap, domains.toMap, timestamp)
+    live.values.toIndexedSeq, tombstones.values.toIndexedSeq, txns.toMap, domains.toMap, timestamp,
+    live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)
 }

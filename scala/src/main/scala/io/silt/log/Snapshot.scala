@@ -12,7 +12,9 @@ final class Snapshot(
     val tombstones: IndexedSeq[RemoveFile],
     val transactions: Map[String, SetTransaction],
     val domains: Map[String, DomainMetadata],
-    val timestamp: Long) {
+    val timestamp: Long,
+    private[log] val fileKeys: IndexedSeq[(String, String)],
+    private[log] val tombstoneKeys: IndexedSeq[(String, String)]) {
 
   def sizeInBytes: Long = files.iterator.map(_.size).sum
   def numFiles: Int = files.size
