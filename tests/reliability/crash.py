@@ -24,13 +24,17 @@ def _start_writer(table, step):
                             env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
-def _kill_after(proc, delay):
-    """Kills `proc` with SIGKILL `delay` seconds after it says READY; returns its stdout lines."""
-    lines = []
+def _kill_after(proc, begins, delay):
+    """Kills `proc` with SIGKILL `delay` seconds after it began its `begins`-th operation (0: after
+    READY); returns its stdout lines. Counting operations, not seconds from the start, spreads the
+    kills over the cycle although a cold JVM's first operations are slow."""
+    lines, seen = [], -1
     for line in proc.stdout:
         lines.append(line.split())
-        if lines[-1] == ["READY"]:
-            break
+        if lines[-1] == ["READY"] or (lines[-1] and lines[-1][0] == "BEGIN"):
+            seen += 1
+            if seen >= begins:
+                break
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     rest, _ = proc.communicate()
@@ -65,7 +69,7 @@ def local_path(uri: str) -> str:
     return unquote(urlparse(uri).path) if uri.startswith("file:") else uri
 
 
-def run_trials(spark, table, trials, seed=7, max_delay=4.0):
+def run_trials(spark, table, trials, seed=7, max_delay=2.5):
     """Runs `trials` kill -9 trials on a fresh table at `table`; returns the report (asserting as it goes)."""
     rng = random.Random(seed)
     for sql in workload.create_sql(table):
@@ -73,7 +77,7 @@ def run_trials(spark, table, trials, seed=7, max_delay=4.0):
     model, step = workload.Model(), 0
     in_flight, outcomes, leftovers = Counter(), Counter(), []
     for trial in range(trials):
-        lines = _kill_after(_start_writer(table, step), rng.uniform(0.0, max_delay))
+        lines = _kill_after(_start_writer(table, step), rng.randint(0, 3), rng.uniform(0.0, max_delay))
         ended = [int(x[1]) for x in lines if x and x[0] == "END"]
         begun = [int(x[1]) for x in lines if x and x[0] == "BEGIN"]
         for s in ended:
