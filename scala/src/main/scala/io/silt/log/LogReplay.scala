@@ -68,7 +68,14 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
     def inside(p: Path) = p.toUri.getPath.startsWith(root) &&
       Option(p.toUri.getScheme).forall(_ == tablePath.toUri.getScheme)
     val data = TablePaths.absolute(tablePath, a.path)
-    val dv = a.deletionVector.filterNot(_.isInline).map(_.filePath(tablePath))
+    val dv = a.deletionVector.filterNot(_.isInline).map { d =>
+      try d.filePath(tablePath)
+      catch {
+        case e: IllegalArgumentException =>
+          throw new io.silt.errors.CorruptLogException(tablePath.toString + "/_delta_log",
+            s"the add action for ${a.path} has a malformed deletion vector descriptor $d: ${e.getMessage}", e)
+      }
+    }
     (Seq(data) ++ dv).find(p => !inside(p)).foreach { p =>
       throw new io.silt.errors.CorruptLogException(tablePath.toString + "/_delta_log", s"an add action names ${a.path}" +
         (if (p != data) s" with deletion vector file $p" else "") + s", which is outside the table directory $tablePath " +

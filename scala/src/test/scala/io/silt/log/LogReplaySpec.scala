@@ -9,8 +9,9 @@ class LogReplaySpec extends AnyFunSuite {
   private val meta = Metadata("id", None, None, Format(), """{"type":"struct","fields":[]}""", Nil, Map.empty, None)
   private def add(p: String, dv: Option[DeletionVectorDescriptor] = None) = AddFile(p, Map.empty, 1, 1, dataChange = true, deletionVector = dv)
   private def remove(p: String, dv: Option[DeletionVectorDescriptor] = None) = RemoveFile(p, Some(1), dataChange = true, deletionVector = dv)
-  private val dv1 = Some(DeletionVectorDescriptor("u", "a", Some(1), 10, 1))
-  private val dv2 = Some(DeletionVectorDescriptor("u", "a", Some(30), 10, 2))
+  private val dvFile = java.util.UUID.fromString("5a1e2f1c-0000-4000-8000-00000000a11e")
+  private val dv1 = Some(DeletionVectorDescriptor.onDisk(dvFile, "", 1, 10, 1, None))
+  private val dv2 = Some(DeletionVectorDescriptor.onDisk(dvFile, "", 30, 10, 2, None))
 
   private def replay(commits: Seq[Action]*): Snapshot = {
     val r = new LogReplay(root)
@@ -27,6 +28,12 @@ class LogReplaySpec extends AnyFunSuite {
     val s = replay(Seq(Protocol(1, 2), meta, add("f", None)), Seq(remove("f", None), add("f", dv1)), Seq(remove("f", dv1), add("f", dv2)))
     assert(s.files.map(_.deletionVector) == Seq(dv2))
     assert(s.tombstones.size == 2)
+  }
+
+  test("a malformed DV descriptor is a corrupt log naming the data file, not a bare decoding error") {
+    val bad = Some(DeletionVectorDescriptor("u", "a", Some(1), 10, 1))
+    val e = intercept[io.silt.errors.CorruptLogException](replay(Seq(Protocol(1, 2), meta, add("f", bad))))
+    assert(e.getMessage.contains("the add action for f") && e.getMessage.contains("u:a@1"))
   }
 
   test("paths match after URI decoding and resolution against the table root") {
