@@ -1,8 +1,8 @@
-"""Crash trials: a writer process is killed with SIGKILL at a random moment of its write cycle
-(appends, DV DELETE/UPDATE, OPTIMIZE, CHECKPOINT, VACUUM) and the table is checked after each kill:
-it reads, its rows are those of the last committed version (the model before or after the
-operation in flight, nothing in between), and the next writer carries on. At the end VACUUM
-removes what the killed writers left behind.
+"""Crash trials: a writer process is killed with SIGKILL in the middle of one of its writes
+(appends, DV DELETE/UPDATE, OPTIMIZE, CHECKPOINT, VACUUM; each kind targeted in turn) and the table
+is checked after each kill: it reads, its rows are those of the last committed version (the model
+before or after the operation in flight, nothing in between), and the next writer carries on. At
+the end VACUUM removes what the killed writers left behind.
 """
 import os
 import random
@@ -24,22 +24,38 @@ def _start_writer(table, step):
                             env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
-def _kill_after(proc, begins, delay):
-    """Kills `proc` with SIGKILL `delay` seconds after it began its `begins`-th operation (0: after
-    READY); returns its stdout lines. Counting operations, not seconds from the start, spreads the
-    kills over the cycle although a cold JVM's first operations are slow."""
-    lines, seen = [], -1
+# The kinds of write a trial aims its kill at, in turn; every kind of the writer's cycle.
+KILL_TARGETS = ["append", "delete", "update", "optimize", "checkpoint", "vacuum"]
+
+
+def _kill_during(proc, step, delay, table=None):
+    """Kills `proc` with SIGKILL `delay` seconds after it began operation `step` (its first), or,
+    given `table`, as soon as a data or DV file of the table is deleted (VACUUM at work; at most 10 s
+    later). Returns its stdout lines and how long the operation took when it ended before the kill."""
+    lines, began = [], None
     for line in proc.stdout:
         lines.append(line.split())
-        if lines[-1] == ["READY"] or (lines[-1] and lines[-1][0] == "BEGIN"):
-            seen += 1
-            if seen >= begins:
-                break
-    time.sleep(delay)
+        if lines[-1] == ["BEGIN", str(step)]:
+            began = time.perf_counter()
+            break
+    if table is None:
+        time.sleep(delay)
+    else:
+        present = table_files(table)
+        while table_files(table) >= present and time.perf_counter() - began < 10:
+            time.sleep(0.002)
     proc.send_signal(signal.SIGKILL)
     rest, _ = proc.communicate()
     lines += [line.split() for line in rest.splitlines()]
-    return lines
+    ended = ["END", str(step)] in lines
+    return lines, (time.perf_counter() - began if ended and began is not None else None)
+
+
+def _next_step_of(kind, step):
+    """The first step of the writer's cycle, from `step` on, that runs an operation of `kind`."""
+    while workload.crash_op(step)[0] != kind:
+        step += 1
+    return step
 
 
 def table_files(table):
@@ -69,15 +85,24 @@ def local_path(uri: str) -> str:
     return unquote(urlparse(uri).path) if uri.startswith("file:") else uri
 
 
-def run_trials(spark, table, trials, seed=7, max_delay=2.5):
+def run_trials(spark, table, trials, seed=7, max_delay=1.0):
     """Runs `trials` kill -9 trials on a fresh table at `table`; returns the report (asserting as it goes)."""
     rng = random.Random(seed)
     for sql in workload.create_sql(table):
         spark.sql(sql).collect()
     model, step = workload.Model(), 0
     in_flight, outcomes, leftovers = Counter(), Counter(), []
+    # How long each kind takes in a fresh writer: the kill lands uniformly within that time, and an
+    # operation that ended before its kill shortens the next aim at its kind. VACUUM is killed
+    # while it deletes: it is too quick to hit by time.
+    duration = {kind: max_delay for kind in KILL_TARGETS}
     for trial in range(trials):
-        lines = _kill_after(_start_writer(table, step), rng.randint(0, 3), rng.uniform(0.0, max_delay))
+        target = KILL_TARGETS[trial % len(KILL_TARGETS)]
+        step = _next_step_of(target, step)
+        lines, took = _kill_during(_start_writer(table, step), step, rng.uniform(0.0, duration[target]),
+                                   table if target == "vacuum" else None)
+        if took is not None:
+            duration[target] = min(duration[target], took)
         ended = [int(x[1]) for x in lines if x and x[0] == "END"]
         begun = [int(x[1]) for x in lines if x and x[0] == "BEGIN"]
         for s in ended:

@@ -6,9 +6,11 @@ import soak
 
 
 def test_killed_writers_leave_the_last_committed_version(spark, tmp_path):
-    trials = int(os.environ.get("SILT_CRASH_TRIALS", "4"))
+    trials = int(os.environ.get("SILT_CRASH_TRIALS", "6"))
     report = crash.run_trials(spark, tmp_path / "t", trials, seed=11)
     assert report["trials"] == trials and report["operations_completed"] > 0
+    # every kind of write was in flight when a writer was killed
+    assert set(report["kills_by_operation_in_flight"]) >= set(crash.KILL_TARGETS[:trials])
 
 
 # CI's soak: one process of each kind (the report runs all nine of soak.ROLES for 60 s)
