@@ -1,5 +1,7 @@
 package io.silt.checkpoint
 
+import java.util.concurrent.{Callable, ExecutionException, Executors}
+
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.CorruptLogException
 import io.silt.log.{Action, ActionCodec, FileNames, LogStore, UnknownAction}
@@ -39,28 +41,24 @@ object CheckpointReader {
       }
     }
 
-  /** Checkpoints up to this size are read on the driver: a Spark job costs more than the reading. */
-  val DriverReadMaxBytes: Long = 16L << 20
-
+  /**
+   * The actions of checkpoint or sidecar Parquet files, read on the driver (the snapshot holds them
+   * there anyway): a Spark job turning rows into JSON costs more than the reading, five times more
+   * at a million files. Several files (parts, sidecars) are read in parallel.
+   */
   private def parquet(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
     val conf = spark.sessionState.newHadoopConf()
-    val bytes = paths.map(p => p.getFileSystem(conf).getFileStatus(p).getLen).sum
-    if (bytes <= DriverReadMaxBytes) {
-      try paths.flatMap(p => ParquetActionRows.read(p, conf)) catch {
-        case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"cannot read the checkpoint: ${e.getMessage}", e)
-      }
-    } else withSpark(spark, paths)
-  }
-
-  private def withSpark(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
-    val lines = try spark.read.parquet(paths.map(_.toString): _*).toJSON.collect() catch {
-      case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"cannot read the checkpoint: ${e.getMessage}", e)
+    def readOne(p: Path): Seq[Action] = try ParquetActionRows.read(p, conf) catch {
+      case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
     }
-    lines.iterator.filter(_ != "{}").map { line =>
-      try ActionCodec.fromJson(line) catch {
-        case e: Exception => throw new CorruptLogException(paths.mkString(", "), s"bad checkpoint row: ${e.getMessage}", e)
+    if (paths.size <= 1) return paths.flatMap(readOne)
+    val pool = Executors.newFixedThreadPool(math.min(paths.size, Runtime.getRuntime.availableProcessors()))
+    try {
+      val pending = paths.map(p => pool.submit(new Callable[Seq[Action]] { def call(): Seq[Action] = readOne(p) }))
+      pending.flatMap { f =>
+        try f.get() catch { case e: ExecutionException => throw e.getCause }
       }
-    }.toSeq
+    } finally pool.shutdownNow()
   }
 
   /** A sidecar's path: relative to `_delta_log/_sidecars/`, or absolute. */

@@ -17,7 +17,7 @@ import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType,
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 /**
- * Reads the actions of a small checkpoint (or sidecar) Parquet file on the driver, without a
+ * Reads the actions of a checkpoint (or sidecar) Parquet file on the driver, without a
  * Spark job: each row becomes the same single-action JSON object as a commit line. Fields that
  * only repeat the JSON ones in typed form (`stats_parsed`, `partitionValues_parsed`) are skipped.
  */

@@ -67,7 +67,8 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   private def checkInside(a: AddFile): Unit = {
     def inside(p: Path) = p.toUri.getPath.startsWith(root) &&
       Option(p.toUri.getScheme).forall(_ == tablePath.toUri.getScheme)
-    val data = TablePaths.absolute(tablePath, a.path)
+    // a plain relative path is inside by construction; only the others need resolving
+    val data = if (TablePaths.isPlainRelative(a.path)) None else Some(TablePaths.absolute(tablePath, a.path))
     val dv = a.deletionVector.filterNot(_.isInline).map { d =>
       try d.filePath(tablePath)
       catch {
@@ -76,9 +77,9 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
             s"the add action for ${a.path} has a malformed deletion vector descriptor $d: ${e.getMessage}", e)
       }
     }
-    (Seq(data) ++ dv).find(p => !inside(p)).foreach { p =>
+    (data.toSeq ++ dv).find(p => !inside(p)).foreach { p =>
       throw new io.silt.errors.CorruptLogException(tablePath.toString + "/_delta_log", s"an add action names ${a.path}" +
-        (if (p != data) s" with deletion vector file $p" else "") + s", which is outside the table directory $tablePath " +
+        (if (!data.contains(p)) s" with deletion vector file $p" else "") + s", which is outside the table directory $tablePath " +
         s"(set ${TableLog.AllowFilesOutsideKey}=true to read tables whose files live elsewhere, such as shallow clones)")
     }
   }

@@ -2,9 +2,11 @@ package io.silt.log
 
 import io.silt.dv.DeletionVectorDescriptor
 import org.apache.hadoop.fs.Path
+import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-class LogReplaySpec extends AnyFunSuite {
+class LogReplaySpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   private val root = new Path("file:/tmp/table")
   private val meta = Metadata("id", None, None, Format(), """{"type":"struct","fields":[]}""", Nil, Map.empty, None)
   private def add(p: String, dv: Option[DeletionVectorDescriptor] = None) = AddFile(p, Map.empty, 1, 1, dataChange = true, deletionVector = dv)
@@ -52,5 +54,16 @@ class LogReplaySpec extends AnyFunSuite {
     val encoded = TablePaths.relativeEncoded(rel)
     assert(encoded == "p=a%20b%253A/part-0.parquet")
     assert(TablePaths.absolute(root, encoded) == new Path(root, rel))
+  }
+
+  test("a plain relative path's key, joined as a string, is the key full URI resolution gives") {
+    val chars = Gen.frequency(20 -> Gen.oneOf("abcXYZ019-_.=/".toSeq), 1 -> Gen.oneOf("%: @#+".toSeq))
+    val paths = Gen.listOfN(12, chars).map(_.mkString)
+    forAll(paths, minSuccessful(3000)) { p =>
+      val slow = scala.util.Try(TablePaths.absolute(root, p).toUri.toString).toOption
+      if (TablePaths.isPlainRelative(p)) assert(slow.contains(TablePaths.canonical(root, p)), p)
+    }
+    assert(TablePaths.isPlainRelative("day=1/part-00000-a1.c000.snappy.parquet"))
+    Seq("../x", "a/./b", "a//b", "/abs", "a/", "s3:x", "a%20b", "a b", "").foreach(p => assert(!TablePaths.isPlainRelative(p), p))
   }
 }
