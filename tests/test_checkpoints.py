@@ -170,7 +170,24 @@ def test_an_unreadable_checkpoint_falls_back_to_the_commits(spark, tmp_path):
     assert spark.read.format("silt").load(fresh).count() == 110
 
 
-def test_small_checkpoints_are_read_on_the_driver_like_spark_reads_them(spark, tmp_path):
+def test_opening_a_table_reads_only_the_protocol_and_metadata_of_its_checkpoint(spark, tmp_path):
+    p = str(tmp_path / "t")
+    append(spark, p, 11)
+    files = len(spark.sql(f"DESCRIBE FILES '{p}'").collect())
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    snapshot = spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, fresh).latest()
+    assert spark.read.format("silt").load(fresh).schema.names == ["id", "k"]
+    assert not snapshot.isStateLoaded()
+    # the checkpoint is gone before its files are read: they come from the commits instead
+    cp = Path(fresh) / "_delta_log" / "00000000000000000010.checkpoint.parquet"
+    cp.unlink()
+    (cp.parent / f".{cp.name}.crc").unlink(missing_ok=True)
+    assert snapshot.numFiles() == files and snapshot.isStateLoaded()
+    assert spark.read.format("silt").load(fresh).count() == 110
+
+
+def test_checkpoints_are_read_on_the_driver_like_spark_reads_them(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt PARTITIONED BY (k) "
               "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")

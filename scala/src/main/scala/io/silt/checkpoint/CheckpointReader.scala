@@ -4,7 +4,7 @@ import java.util.concurrent.{Callable, ExecutionException, Executors}
 
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.CorruptLogException
-import io.silt.log.{Action, ActionCodec, FileNames, LogStore, UnknownAction}
+import io.silt.log.{Action, ActionCodec, FileNames, LogStore, Metadata, Protocol, UnknownAction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
@@ -23,6 +23,18 @@ object CheckpointReader {
       case _ => true
     }
     inline ++ (if (sidecars.isEmpty) Nil else parquet(spark, sidecars))
+  }
+
+  /**
+   * The protocol and metaData actions of a checkpoint, without its file actions: for classic and
+   * multi-part checkpoints, the two columns alone; for V2, the top-level file (sidecars unread).
+   */
+  def readProtocolAndMetadata(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
+    val head = cp.kind match {
+      case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
+      case _ => parquet(spark, cp.files.map(_.getPath), only = Set("protocol", "metaData"))
+    }
+    head.filter(a => a.isInstanceOf[Protocol] || a.isInstanceOf[Metadata])
   }
 
   /** The sidecar files a checkpoint refers to (none for V1 checkpoints). */
@@ -46,9 +58,9 @@ object CheckpointReader {
    * there anyway): a Spark job turning rows into JSON costs more than the reading, five times more
    * at a million files. Several files (parts, sidecars) are read in parallel.
    */
-  private def parquet(spark: SparkSession, paths: Seq[Path]): Seq[Action] = {
+  private def parquet(spark: SparkSession, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
     val conf = spark.sessionState.newHadoopConf()
-    def readOne(p: Path): Seq[Action] = try ParquetActionRows.read(p, conf) catch {
+    def readOne(p: Path): Seq[Action] = try ParquetActionRows.read(p, conf, only) catch {
       case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
     }
     if (paths.size <= 1) return paths.flatMap(readOne)

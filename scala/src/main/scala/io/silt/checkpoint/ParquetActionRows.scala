@@ -25,9 +25,14 @@ object ParquetActionRows {
   private val json = JsonNodeFactory.instance
   private val Skipped = Set("stats_parsed", "partitionValues_parsed")
 
-  def read(path: Path, conf: Configuration): Seq[Action] = {
+  def read(path: Path, conf: Configuration): Seq[Action] = read(path, conf, Set.empty[String])
+
+  /** The actions of the file; `only`, when not empty: just these top-level actions (`protocol`, …). */
+  def read(path: Path, conf: Configuration, only: Set[String]): Seq[Action] = {
+    val schema = projection(path, conf, only)
+    if (schema.getFieldCount == 0) return Nil
     val projected = new Configuration(conf)
-    projected.set(ReadSupport.PARQUET_READ_SCHEMA, withoutSkipped(path, conf).toString)
+    projected.set(ReadSupport.PARQUET_READ_SCHEMA, schema.toString)
     val reader = ParquetReader.builder(new GroupReadSupport(), path).withConf(projected).build()
     val out = ArrayBuffer.empty[Action]
     try {
@@ -41,14 +46,16 @@ object ParquetActionRows {
     out.toSeq
   }
 
-  /** The file's schema without the typed duplicates, so that their columns are not even decoded. */
-  private def withoutSkipped(path: Path, conf: Configuration): MessageType = {
+  /** The file's schema without the typed duplicates (so that their columns are not even decoded), and
+   * with only the actions asked for. */
+  private def projection(path: Path, conf: Configuration, only: Set[String]): MessageType = {
     val file = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))
     val schema = try file.getFileMetaData.getSchema finally file.close()
     def prune(t: Type): Type =
       if (t.isPrimitive) t
       else t.asGroupType.withNewFields(t.asGroupType.getFields.asScala.filterNot(f => Skipped(f.getName)).map(prune).asJava)
-    new MessageType(schema.getName, schema.getFields.asScala.map(prune).asJava)
+    val top = schema.getFields.asScala.filter(f => only.isEmpty || only(f.getName))
+    new MessageType(schema.getName, top.map(prune).asJava)
   }
 
   private def group(g: Group, t: GroupType): ObjectNode = {

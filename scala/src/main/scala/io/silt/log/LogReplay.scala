@@ -86,10 +86,18 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
 
   def hasProtocolAndMetadata: Boolean = protocol.isDefined && metadata.isDefined
 
-  def toSnapshot(version: Long, timestamp: Long): Snapshot = new Snapshot(
-    tablePath, version,
-    protocol.getOrElse(throw new IllegalStateException("no protocol action")),
-    metadata.getOrElse(throw new IllegalStateException("no metaData action")),
-    live.values.toIndexedSeq, tombstones.values.toIndexedSeq, txns.toMap, domains.toMap, timestamp,
-    live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)
+  def protocolOption: Option[Protocol] = protocol
+  def metadataOption: Option[Metadata] = metadata
+
+  /** The file-level state replayed so far. */
+  def toState: SnapshotState = new SnapshotState(live.values.toIndexedSeq, tombstones.values.toIndexedSeq,
+    txns.toMap, domains.toMap, live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)
+
+  def toSnapshot(version: Long, timestamp: Long): Snapshot = {
+    val state = toState
+    new Snapshot(tablePath, version,
+      protocol.getOrElse(throw new IllegalStateException("no protocol action")),
+      metadata.getOrElse(throw new IllegalStateException("no metaData action")),
+      timestamp, () => state)
+  }
 }

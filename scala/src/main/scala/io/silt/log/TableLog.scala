@@ -12,6 +12,13 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 
+/**
+ * Where a snapshot's replay starts: `from`, the first commit to apply, after a cached snapshot or
+ * a checkpoint (with the protocol and metadata it starts with, and the session that reads it).
+ */
+private[log] final case class Start(from: Long, base: Option[Snapshot], checkpoint: Option[CheckpointInstance],
+    protocolAndMetadata: Seq[Action], session: Option[SparkSession])
+
 /** A commit as listed in `_delta_log/`: its version, file and commit timestamp. */
 final case class CommitEntry(version: Long, file: FileStatus, timestamp: Long)
 
@@ -129,32 +136,67 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     build(l, eligible.last.version)
   }
 
-  private def build(l: LogListing, version: Long): Snapshot = {
-    val base = cached.filter(s => s.version <= version && s.tablePath == tablePath)
+  /**
+   * The snapshot at `version`. Protocol and metadata are read now (from the commits, else from the
+   * checkpoint's protocol and metaData columns alone); the files when first asked for.
+   * `skip`: checkpoints found unreadable since, not to be tried again.
+   */
+  private def build(l: LogListing, version: Long, skip: Set[CheckpointInstance] = Set.empty): Snapshot = {
+    val useCache = skip.isEmpty
+    val base = if (useCache) cached.filter(s => s.version <= version && s.tablePath == tablePath) else None
     if (base.exists(_.version == version)) return base.get
-    val replay = new LogReplay(tablePath, allowFilesOutside)
     val unreadable = ArrayBuffer.empty[(CheckpointInstance, Throwable)]
-    val from = startingPoint(l, version, base, replay, unreadable)
+    val start = startingPoint(l, version, base, skip, unreadable)
     // a partial listing whose checkpoint could not be read: the older history is needed after all
-    if (from < l.from) return build(listing(), version)
-    val missing = (from to version).find(v => l.commit(v).isEmpty)
+    if (start.from < l.from) return build(listing(), version, skip)
+    val missing = (start.from to version).find(v => l.commit(v).isEmpty)
     missing.foreach { v =>
       unreadable.headOption.foreach { case (cp, e) =>
         throw new CorruptLogException(cp.files.map(_.getPath.toString).mkString(", "), s"this checkpoint cannot be " +
           s"read (${e.getMessage}) and commit $v, needed instead to read version $version, is gone", e)
       }
       throw new MissingCommitException(tablePath.toString, v, s"it is needed to read version $version " +
-        s"(the commits after the checkpoint or version ${from - 1} must all be there)")
+        s"(the commits after the checkpoint or version ${start.from - 1} must all be there)")
     }
-    (from to version).foreach(v => replay.append(readCommit(v)))
-    if (!replay.hasProtocolAndMetadata) {
+    val commits = (start.from to version).map(readCommit)
+    val head = new LogReplay(tablePath)
+    head.append(start.protocolAndMetadata)
+    commits.foreach(c => head.append(c.filter(a => a.isInstanceOf[Protocol] || a.isInstanceOf[Metadata])))
+    if (!head.hasProtocolAndMetadata) {
       throw new CorruptLogException(logPath.toString, s"the log up to version $version holds no protocol or no metaData action")
     }
     val timestamp = l.commit(version).map(_.timestamp).getOrElse(l.checkpoints.find(_.version == version)
       .flatMap(_.files.headOption).map(_.getModificationTime).getOrElse(0L))
-    val snapshot = replay.toSnapshot(version, timestamp)
+    val snapshot = new Snapshot(tablePath, version, head.protocolOption.get, head.metadataOption.get, timestamp,
+      () => fileState(version, start, commits, skip))
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
-    remember(snapshot)
+    if (useCache) remember(snapshot) else snapshot
+  }
+
+  /**
+   * Replays the files of a snapshot onto its start (cached snapshot or checkpoint). A checkpoint
+   * whose file actions cannot be read is given up, with a warning, for an older one or the commits.
+   */
+  private def fileState(version: Long, start: Start, commits: Seq[Seq[Action]], skip: Set[CheckpointInstance]): SnapshotState = {
+    val checkpointActions: Option[Seq[Action]] = (start.checkpoint, start.session) match {
+      case (Some(cp), Some(session)) =>
+        try Some(CheckpointReader.read(session, store, logPath, cp)) catch {
+          case NonFatal(e) =>
+            logWarning(s"Silt: cannot read the files of $cp of $tablePath, falling back to an older checkpoint " +
+              s"or the commits: ${e.getMessage}")
+            None
+        }
+      case _ => Some(Nil)
+    }
+    checkpointActions match {
+      case None => build(listing(), version, skip ++ start.checkpoint).state
+      case Some(actions) =>
+        val replay = new LogReplay(tablePath, allowFilesOutside)
+        start.base.foreach(replay.seed)
+        replay.append(actions)
+        commits.foreach(replay.append)
+        replay.toState
+    }
   }
 
   private def remember(snapshot: Snapshot): Snapshot = synchronized {
@@ -176,36 +218,29 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   }
 
   /**
-   * Seeds `replay` with the best base for `version` and returns the first commit still to apply:
-   * a cached snapshot a few commits behind (when those commits are all there), else the newest
-   * readable checkpoint (an unreadable one is skipped with a warning), else the cached
-   * snapshot, else nothing (replay from commit 0).
+   * Where a snapshot of `version` starts: a cached snapshot a few commits behind (when those
+   * commits are all there), else the newest readable checkpoint (one whose protocol and metadata
+   * cannot be read is skipped with a warning), else the cached snapshot, else commit 0.
    */
-  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot], replay: LogReplay,
-      unreadable: ArrayBuffer[(CheckpointInstance, Throwable)]): Long = {
-    val closeBase = base.filter(s => version - s.version <= CachedReplayLimit &&
+  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot], skip: Set[CheckpointInstance],
+      unreadable: ArrayBuffer[(CheckpointInstance, Throwable)]): Start = {
+    // A base's files are read before its successor is made, so that lazy snapshots never chain.
+    def fromBase(s: Snapshot) = { s.state; Start(s.version + 1, Some(s), None, Seq(s.protocol, s.metadata), None) }
+    val closeBase = base.filter(s => s.isStateLoaded && version - s.version <= CachedReplayLimit &&
       (s.version + 1 to version).forall(v => l.commit(v).isDefined))
-    closeBase match {
-      case Some(s) => replay.seed(s); return s.version + 1
-      case None =>
-    }
-    val usable = l.checkpoints.filter(c => c.version <= version && base.forall(_.version < c.version))
-    val spark = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
-    for (cp <- usable; session <- spark) {
-      try {
-        val actions = CheckpointReader.read(session, store, logPath, cp)
-        replay.append(actions)
-        return cp.version + 1
-      } catch {
-        case NonFatal(e) =>
-          logWarning(s"Silt: cannot use $cp of $tablePath, falling back to an older checkpoint or the commits: ${e.getMessage}")
-          unreadable += cp -> e
-          replay.reset()
-      }
-    }
-    base match {
-      case Some(s) => replay.seed(s); s.version + 1
-      case None => 0L
+    closeBase.map(fromBase).getOrElse {
+      val usable = l.checkpoints.filter(c => c.version <= version && base.forall(_.version < c.version) && !skip(c))
+      val spark = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
+      val fromCheckpoint = spark.iterator.flatMap(session => usable.iterator.flatMap { cp =>
+        try Some(Start(cp.version + 1, None, Some(cp), CheckpointReader.readProtocolAndMetadata(session, store, logPath, cp),
+          Some(session))) catch {
+          case NonFatal(e) =>
+            logWarning(s"Silt: cannot use $cp of $tablePath, falling back to an older checkpoint or the commits: ${e.getMessage}")
+            unreadable += cp -> e
+            None
+        }
+      }).nextOption()
+      fromCheckpoint.orElse(base.map(fromBase)).getOrElse(Start(0L, None, None, Nil, None))
     }
   }
 

@@ -14,8 +14,12 @@ import org.apache.spark.sql.types.StructType
  * partition pruning on the log's partition values, then min/max/null-count skipping on the
  * files' statistics.
  */
-final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, val files: IndexedSeq[AddFile]) extends FileIndex {
-  def this(spark: SparkSession, snapshot: Snapshot) = this(spark, snapshot, snapshot.files)
+final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private val selected: Option[IndexedSeq[AddFile]])
+    extends FileIndex {
+  def this(spark: SparkSession, snapshot: Snapshot) = this(spark, snapshot, None)
+
+  /** The files scanned: those chosen for a rewrite, else the snapshot's (read when first needed). */
+  lazy val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
 
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
   private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
@@ -56,10 +60,10 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, val files
 
   override def equals(other: Any): Boolean = other match {
     case o: SiltFileIndex => o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version &&
-      ((o.files eq files) || o.files == files)
+      ((o.selected.isEmpty && selected.isEmpty) || (o.files eq files) || o.files == files)
     case _ => false
   }
-  override def hashCode(): Int = (snapshot.tablePath, snapshot.version, files.size).hashCode()
+  override def hashCode(): Int = (snapshot.tablePath, snapshot.version, selected.map(_.size)).hashCode()
 }
 
 object SiltFileIndex {

@@ -14,18 +14,21 @@ object SiltRelation {
    * The data schema handed to Spark is the whole table schema: Spark then keeps partition
    * columns at their place in the schema and reads only the others from the Parquet files.
    */
-  def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation = forFiles(spark, snapshot, snapshot.files)
+  def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation =
+    relation(spark, snapshot, new SiltFileIndex(spark, snapshot))
 
   /** A relation over some of the snapshot's files only (what a rewrite reads). */
-  def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile]): HadoopFsRelation = {
+  def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile]): HadoopFsRelation =
+    relation(spark, snapshot, new SiltFileIndex(spark, snapshot, Some(files)))
+
+  private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex): HadoopFsRelation = {
     val metadata = snapshot.metadata
     HadoopFsRelation(
-      location = new SiltFileIndex(spark, snapshot, files),
+      location = index,
       partitionSchema = metadata.partitionSchema,
       dataSchema = metadata.schema,
       bucketSpec = None,
       fileFormat = new SiltParquetFileFormat,
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
-
 }
