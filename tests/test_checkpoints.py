@@ -58,6 +58,22 @@ def test_classic_checkpoint_every_ten_commits(spark, tmp_path):
     assert spark.read.format("silt").load(fresh).count() == 110
 
 
+def test_silt_reads_a_checkpoint_written_by_delta_rs(spark, tmp_path):
+    import deltalake
+    import pyarrow as pa
+    p = str(tmp_path / "t")
+    for i in range(3):
+        batch = pa.table({"id": pa.array(range(i * 10, i * 10 + 10), pa.int64()), "k": pa.array([i] * 10, pa.int32())})
+        deltalake.write_deltalake(p, batch, partition_by=["k"], mode="append")
+    deltalake.DeltaTable(p).create_checkpoint()
+    assert "00000000000000000002.checkpoint.parquet" in log_files(p)
+    drop_commits_before(p, 2)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    rows = spark.read.format("silt").load(fresh).collect()
+    assert sorted((r["id"], r["k"]) for r in rows) == [(i, i // 10) for i in range(30)]
+
+
 def test_v2_checkpoint_with_sidecars(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "

@@ -56,8 +56,12 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
    * monotonic, as Delta's file-time semantics want.
    */
   def listing(fromVersion: Long = 0L): LogListing = {
+    // Log names start with a 20-digit version: comparing that prefix as a string skips the older
+    // history without parsing every name of a long log.
+    val fromPrefix = f"$fromVersion%020d"
     val keep: String => Boolean =
-      if (fromVersion <= 0) _ => true else name => FileNames.classify(name).exists(_.version >= fromVersion)
+      if (fromVersion <= 0) _ => true
+      else name => name.compareTo(fromPrefix) >= 0 && FileNames.classify(name).exists(_.version >= fromVersion)
     val classified = store.list(logPath, keep).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
     val commits = classified.collect { case (FileNames.CommitFile(v), st) => v -> st }.sortBy(_._1)
     var last = Long.MinValue
@@ -89,27 +93,54 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   }
 
   /** Whether the path holds a table: the log's tail past the cached version suffices when there is one. */
-  def exists: Boolean = {
+  def exists: Boolean = cached.flatMap(probedTail).isDefined || {
     val from = cached.map(_.version).getOrElse(0L)
     (from > 0 && !listing(from).isEmpty) || !listing().isEmpty
   }
 
   /**
-   * The newest snapshot, or None when the table has no commits yet. Lists only the log's tail:
-   * from the cached snapshot's version, else from the checkpoint `_last_checkpoint` names (a
-   * hint, used only when that checkpoint is really there), else everything.
+   * The newest snapshot, or None when the table has no commits yet. A cached snapshot is
+   * refreshed by asking for the commits after it by name (listing a long `_delta_log/` costs more
+   * than the rest of a refresh). Otherwise only the log's tail is listed: from the cached
+   * snapshot's version (when more than a few commits follow it), else from the checkpoint
+   * `_last_checkpoint` names (a hint, used only when that checkpoint is really there), else
+   * everything. A first open lists, so that a commit missing in the middle is an error.
    */
-  def latestOption(): Option[Snapshot] = {
-    val from = cached.map(_.version).orElse(LastCheckpoint.hintedVersion(store, logPath)).getOrElse(0L)
-    if (from > 0) {
-      val tail = listing(from)
-      if (tail.startsAtFrom) return Some(build(tail, tail.latestVersion))
-    }
-    val l = listing()
-    if (l.isEmpty) None else Some(build(l, l.latestVersion))
+  def latestOption(): Option[Snapshot] = cached.flatMap(probedTail) match {
+    case Some(tail) => Some(build(tail, tail.latestVersion))
+    case None =>
+      val from = cached.map(_.version).orElse(LastCheckpoint.hintedVersion(store, logPath)).getOrElse(0L)
+      val tail = if (from > 0) Some(listing(from)).filter(_.startsAtFrom) else None
+      tail.orElse(Some(listing()).filterNot(_.isEmpty)).map(l => build(l, l.latestVersion))
   }
 
   def latest(): Snapshot = latestOption().getOrElse(throw notATable())
+
+  /** The cached snapshot's commit and those after it; None when it is gone or too many follow. */
+  private def probedTail(s: Snapshot): Option[LogListing] =
+    statOption(FileNames.commitPath(logPath, s.version)).flatMap { first =>
+      probeCommits(s.version + 1, s.timestamp).map(rest => LogListing(CommitEntry(s.version, first, s.timestamp) +: rest, Nil, s.version))
+    }
+
+  /**
+   * Commits `from`, `from + 1`, … as long as they exist, asked for by name (commits are
+   * contiguous), with timestamps made monotonic after `previous`; None past [[ProbeLimit]] of them.
+   */
+  private def probeCommits(from: Long, previous: Long): Option[IndexedSeq[CommitEntry]] = {
+    val found = ArrayBuffer.empty[CommitEntry]
+    var next = statOption(FileNames.commitPath(logPath, from))
+    while (next.isDefined && found.size < ProbeLimit) {
+      val st = next.get
+      val last = found.lastOption.map(_.timestamp).getOrElse(previous)
+      found += CommitEntry(from + found.size, st,
+        if (last == Long.MinValue) st.getModificationTime else math.max(st.getModificationTime, last + 1))
+      next = statOption(FileNames.commitPath(logPath, from + found.size))
+    }
+    if (next.isDefined) None else Some(found.toIndexedSeq)
+  }
+
+  private def statOption(path: Path): Option[FileStatus] =
+    try Some(store.fs(path).getFileStatus(path)) catch { case _: java.io.FileNotFoundException => None }
 
   def snapshotAt(version: Long): Snapshot = {
     val l = listing()
@@ -247,6 +278,9 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   /** Whether the log may name data and DV files outside the table directory (shallow clones do). */
   private def allowFilesOutside: Boolean = SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession)
     .exists(_.conf.get(TableLog.AllowFilesOutsideKey, "false").toBoolean)
+
+  /** Commits past a cached snapshot that a refresh finds by name; more are listed. */
+  private val ProbeLimit = 10
 
   /** Commits past a cached snapshot that are replayed onto it rather than read from a newer checkpoint. */
   private val CachedReplayLimit = 100

@@ -81,4 +81,19 @@ class TableLogSpec extends AnyFunSuite {
     assert(store.readLines(target).size == 1)
     assert(!Files.list(dir.resolve("_delta_log")).toArray.exists(_.toString.endsWith(".tmp")))
   }
+
+  test("a refresh finds the commits after the cached snapshot, a few by name and many by listing") {
+    val dir = newTable()
+    write(dir, 0, Protocol(1, 2), meta)
+    val l = log(dir)
+    assert(l.latest().version == 0)
+    (1 to 3).foreach(v => write(dir, v, add(s"f$v")))
+    assert(l.latest().version == 3 && l.latest().files.size == 3)
+    (4 to 30).foreach(v => write(dir, v, add(s"f$v")))
+    val s = l.latest()
+    assert(s.version == 30 && s.files.map(_.path) == (1 to 30).map(v => s"f$v"))
+    // timestamps stay monotonic across a probed refresh
+    write(dir, 31, add("f31"))
+    assert(l.latest().timestamp > s.timestamp)
+  }
 }
