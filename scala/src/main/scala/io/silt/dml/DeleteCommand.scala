@@ -16,8 +16,6 @@ import org.apache.spark.sql.silt.SparkInternals
 final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression])
     extends RowLevelCommand("DELETE", Seq("num_affected_rows")) {
 
-
-
   override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
@@ -34,14 +32,17 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
       return Seq(Row(deleted))
     }
     val cond = condition.get
-    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
     val useDvs = DeletionVectors.enabled(t.snapshot)
+    // With DVs and files Spark would not split anyway, each scan task sees whole files and writes
+    // their DVs itself: no shuffle gathers the rows of a file.
+    val unsplit = useDvs && RowDeletion.filesStayWhole(spark, candidates)
+    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates, unsplit))
     // With DVs only matching rows matter, so the condition can filter (and be pushed down).
     val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChanges.Delete))
       else (scan, RowChanges.actionOf(Seq(cond -> RowChanges.Delete), RowChanges.Keep))
     val changes = RowChanges.project(t.relation.output, t.relation.output, path, row, action, input)
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = false, "DELETE", params)
+      mayWriteRows = false, "DELETE", params, rowsByFile = unsplit)
     Seq(Row(metrics.deleted))
   }
 }

@@ -33,9 +33,9 @@ final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) exte
     condition.references.forall(a => partitionColumns.contains(a.name.toLowerCase))
   }
 
-  /** The same relation over just these files, with the same attribute ids. */
-  def scanOf(spark: SparkSession, files: Seq[AddFile]): LogicalRelation =
-    relation.copy(relation = SiltRelation.forFiles(spark, snapshot, files.toIndexedSeq))
+  /** The same relation over just these files, with the same attribute ids; `wholeFiles`: never split a file. */
+  def scanOf(spark: SparkSession, files: Seq[AddFile], wholeFiles: Boolean = false): LogicalRelation =
+    relation.copy(relation = SiltRelation.forFiles(spark, snapshot, files.toIndexedSeq, wholeFiles))
 }
 
 object DmlTarget {

@@ -1,9 +1,14 @@
 package io.silt.dml
 
+import scala.collection.mutable
+
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, RoaringBitmapArray}
 import io.silt.errors.InvalidTableOperationException
+import io.silt.log.AddFile
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.functions.{col, collect_list}
 import org.apache.spark.util.SerializableConfiguration
 
@@ -11,42 +16,72 @@ import org.apache.spark.util.SerializableConfiguration
 final case class FileDeletion(filePath: String, dv: DeletionVectorDescriptor, newlyDeleted: Long)
 
 /**
- * Marks rows deleted in deletion vectors, in the executors: groups the (file, row index) pairs
- * by file, unites each file's rows with its current DV, and writes the new DVs, many to a file
- * (one DV file per task), returning their descriptors.
+ * Marks rows deleted in deletion vectors, in the executors: gathers each file's (file, row index)
+ * pairs, unites them with the file's current DV, and writes the new DVs, many to a file (one DV
+ * file per task), returning their descriptors.
  */
 object RowDeletion {
 
   /**
    * @param rows       a frame of (file path, row index) to delete
    * @param currentDvs the current DV of each data file that has one, by file path
+   * @param byFile     whether every task of `rows` already holds all the rows of each file it holds
+   *                   (a scan of unsplit files, filtered): the DVs are then written by those tasks,
+   *                   without gathering the rows of a file by a shuffle
    */
   def markDeleted(spark: SparkSession, tablePath: Path, rows: DataFrame,
-      currentDvs: Map[String, DeletionVectorDescriptor]): Seq[FileDeletion] = {
-    val grouped = rows.groupBy(col(RowChanges.PathColumn)).agg(collect_list(col(RowChanges.RowIndexColumn)))
-      .coalesce(math.max(1, spark.sparkContext.defaultParallelism))
+      currentDvs: Map[String, DeletionVectorDescriptor], byFile: Boolean = false): Seq[FileDeletion] = {
     val conf = new SerializableConfiguration(spark.sessionState.newHadoopConf())
     val dvs = spark.sparkContext.broadcast(currentDvs)
     val table = tablePath.toString
     val inlineThreshold = spark.conf.get("spark.silt.deletionVectors.inlineThreshold", "0").toInt
-    val results = grouped.queryExecution.toRdd.mapPartitions { it =>
-      val entries = it.map { r =>
-        val indexes = r.getArray(1).toLongArray()
-        (r.getUTF8String(0).toString, indexes)
-      }.toIndexedSeq
-      val duplicated = entries.find { case (_, idx) => idx.distinct.length != idx.length }
-      duplicated.foreach { case (p, _) =>
-        throw new InvalidTableOperationException(s"a row of $p is changed more than once by this command " +
-          "(in MERGE: several source rows match one target row)")
-      }
-      val bitmaps = entries.map { case (p, idx) =>
-        val added = RoaringBitmapArray.of(idx.toIndexedSeq: _*)
-        dvs.value.get(p).map(d => DeletionVectorStore.load(d, new Path(table), p, conf.value).union(added)).getOrElse(added)
-      }
-      val descriptors = DeletionVectorStore.write(bitmaps, new Path(table), conf.value, inlineThreshold)
-      entries.zip(descriptors).iterator.map { case ((p, idx), d) => FileDeletion(p, d, idx.length.toLong) }
-    }.collect().toSeq
+    val write = (entries: IndexedSeq[(String, Array[Long])]) =>
+      writeDvs(entries, new Path(table), dvs.value, conf.value, inlineThreshold)
+    val results = if (byFile) {
+      rows.queryExecution.toRdd.mapPartitions(it => write(rowsByFile(it))).collect().toSeq
+    } else {
+      val grouped = rows.groupBy(col(RowChanges.PathColumn)).agg(collect_list(col(RowChanges.RowIndexColumn)))
+        .coalesce(math.max(1, spark.sparkContext.defaultParallelism))
+      grouped.queryExecution.toRdd.mapPartitions { it =>
+        write(it.map(r => (r.getUTF8String(0).toString, r.getArray(1).toLongArray())).toIndexedSeq)
+      }.collect().toSeq
+    }
     dvs.destroy()
     results
+  }
+
+  /**
+   * Whether Spark's scan would read each of these files in one piece anyway (none is larger than
+   * the split size it would choose), so that reading them whole costs no parallelism.
+   */
+  def filesStayWhole(spark: SparkSession, files: Seq[AddFile]): Boolean = {
+    val conf = spark.sessionState.conf
+    val openCost = conf.filesOpenCostInBytes
+    val minPartitions = conf.filesMinPartitionNum.getOrElse(spark.sparkContext.defaultParallelism)
+    val bytesPerCore = files.map(_.size + openCost).sum / math.max(1, minPartitions)
+    val splitSize = math.min(conf.filesMaxPartitionBytes, math.max(openCost, bytesPerCore))
+    files.forall(_.size <= splitSize)
+  }
+
+  /** The (path, row index) rows of one task, gathered by file. */
+  private def rowsByFile(it: Iterator[InternalRow]): IndexedSeq[(String, Array[Long])] = {
+    val byPath = mutable.LinkedHashMap.empty[String, mutable.ArrayBuilder.ofLong]
+    it.foreach(r => byPath.getOrElseUpdate(r.getUTF8String(0).toString, new mutable.ArrayBuilder.ofLong) += r.getLong(1))
+    byPath.iterator.map { case (p, b) => p -> b.result() }.toIndexedSeq
+  }
+
+  /** Unites each file's rows with its current DV and writes the new DVs into one DV file. */
+  private def writeDvs(entries: IndexedSeq[(String, Array[Long])], table: Path, current: Map[String, DeletionVectorDescriptor],
+      conf: Configuration, inlineThreshold: Int): Iterator[FileDeletion] = {
+    entries.find { case (_, idx) => idx.distinct.length != idx.length }.foreach { case (p, _) =>
+      throw new InvalidTableOperationException(s"a row of $p is changed more than once by this command " +
+        "(in MERGE: several source rows match one target row)")
+    }
+    val bitmaps = entries.map { case (p, idx) =>
+      val added = RoaringBitmapArray.of(idx.toIndexedSeq: _*)
+      current.get(p).map(d => DeletionVectorStore.load(d, table, p, conf).union(added)).getOrElse(added)
+    }
+    val descriptors = DeletionVectorStore.write(bitmaps, table, conf, inlineThreshold)
+    entries.zip(descriptors).iterator.map { case ((p, idx), d) => FileDeletion(p, d, idx.length.toLong) }
   }
 }

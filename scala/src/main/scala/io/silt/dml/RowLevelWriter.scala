@@ -29,8 +29,10 @@ final case class RowLevelMetrics(
  */
 object RowLevelWriter {
 
+  /** `rowsByFile`: each task of `changes` holds all the changed rows of the files it holds (see [[RowDeletion]]). */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, op: String, params: Map[String, String]): RowLevelMetrics = {
+      changes: DataFrame, mayWriteRows: Boolean, op: String, params: Map[String, String],
+      rowsByFile: Boolean = false): RowLevelMetrics = {
     val byPath = candidates.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
     val tableColumns = snapshot.metadata.schema.fieldNames.toSeq
     val action = col(RowChanges.ActionColumn)
@@ -39,7 +41,7 @@ object RowLevelWriter {
       val counts = if (mayWriteRows) cached.groupBy(action).count().collect().map(r => r.getInt(0) -> r.getLong(1)).toMap
                    else Map.empty[Int, Long]
       val (actions, metrics) = if (DeletionVectors.enabled(snapshot)) {
-        withDeletionVectors(spark, snapshot, byPath, cached, mayWriteRows, tableColumns, counts)
+        withDeletionVectors(spark, snapshot, byPath, cached, mayWriteRows, tableColumns, counts, rowsByFile)
       } else copyOnWrite(spark, snapshot, byPath, cached, tableColumns, counts)
       if (actions.nonEmpty) {
         txn.commit(actions, Operation(op, params, metrics.toMap))
@@ -49,12 +51,12 @@ object RowLevelWriter {
   }
 
   private def withDeletionVectors(spark: SparkSession, snapshot: Snapshot, byPath: Map[String, AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, columns: Seq[String], counts: Map[Int, Long]) = {
+      changes: DataFrame, mayWriteRows: Boolean, columns: Seq[String], counts: Map[Int, Long], rowsByFile: Boolean) = {
     val action = col(RowChanges.ActionColumn)
     val marked = changes.where(action.isin(RowChanges.Update, RowChanges.Delete))
       .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
-    val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current)
+    val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)
     val now = System.currentTimeMillis()
     var (filesRemoved, dvsAdded, dvsRemoved, dvsUpdated) = (0L, 0L, 0L, 0L)
     val dvActions: Seq[Action] = deletions.flatMap { d =>

@@ -18,9 +18,13 @@ import org.apache.spark.util.SerializableConfiguration
 /**
  * Spark's Parquet format with two additions: writes keep timestamps as INT64 microseconds (not
  * the legacy INT96) so that every Delta reader reads them, and reads fill the deleted-row flag
- * of files with deletion vectors (see [[DeletedRowMarker]]).
+ * of files with deletion vectors (see [[DeletedRowMarker]]). `wholeFiles`: each file is read by
+ * one task, never split (so a task sees all the rows of the files it reads).
  */
-class SiltParquetFileFormat extends ParquetFileFormat {
+class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFileFormat {
+
+  override def isSplitable(spark: SparkSession, options: Map[String, String], path: Path): Boolean =
+    !wholeFiles && super.isSplitable(spark, options, path)
 
   override def prepareWrite(spark: SparkSession, job: Job, options: Map[String, String], dataSchema: StructType): OutputWriterFactory = {
     val factory = super.prepareWrite(spark, job, options, dataSchema)
@@ -74,6 +78,9 @@ class SiltParquetFileFormat extends ParquetFileFormat {
     }
 
   override def toString: String = "Parquet"
-  override def equals(other: Any): Boolean = other.isInstanceOf[SiltParquetFileFormat]
-  override def hashCode(): Int = getClass.hashCode()
+  override def equals(other: Any): Boolean = other match {
+    case o: SiltParquetFileFormat => o.wholeFiles == wholeFiles
+    case _ => false
+  }
+  override def hashCode(): Int = (getClass, wholeFiles).hashCode()
 }

@@ -17,18 +17,18 @@ object SiltRelation {
   def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation =
     relation(spark, snapshot, new SiltFileIndex(spark, snapshot))
 
-  /** A relation over some of the snapshot's files only (what a rewrite reads). */
-  def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile]): HadoopFsRelation =
-    relation(spark, snapshot, new SiltFileIndex(spark, snapshot, Some(files)))
+  /** A relation over some of the snapshot's files only (what a rewrite reads); `wholeFiles`: never split a file. */
+  def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile], wholeFiles: Boolean = false): HadoopFsRelation =
+    relation(spark, snapshot, new SiltFileIndex(spark, snapshot, Some(files)), wholeFiles)
 
-  private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex): HadoopFsRelation = {
+  private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex, wholeFiles: Boolean = false): HadoopFsRelation = {
     val metadata = snapshot.metadata
     HadoopFsRelation(
       location = index,
       partitionSchema = metadata.partitionSchema,
       dataSchema = metadata.schema,
       bucketSpec = None,
-      fileFormat = new SiltParquetFileFormat,
+      fileFormat = new SiltParquetFileFormat(wholeFiles),
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }
