@@ -94,6 +94,7 @@ def test_v2_checkpoint_with_sidecars(spark, tmp_path):
     fresh = str(tmp_path / "copy")
     os.rename(p, fresh)
     assert sorted(r["id"] for r in spark.read.format("silt").load(fresh).collect()) == list(range(50))
+    assert peers_ids(fresh) == (list(range(50)), list(range(50)))
 
 
 def test_v2_checkpoint_as_json(spark, tmp_path):

@@ -66,6 +66,27 @@ def test_second_delete_unites_with_the_old_vector(spark, tmp_path):
     assert all(r["numRecords"] - r["numLogicalRecords"] > 0 and '"tightBounds":false' in r["stats"] for r in stats)
 
 
+def test_delete_writes_the_same_vectors_whether_files_are_read_whole_or_split(spark, tmp_path):
+    # whole files: each scan task writes the DVs of its files; split files (tiny split size): the
+    # rows of a file are gathered by a shuffle first
+    vectors = {}
+    for mode, split_bytes in (("whole", None), ("split", "2k")):
+        p = str(tmp_path / mode)
+        t = make_table(spark, p, dvs=True)
+        t.delete("id % 10 = 0")
+        if split_bytes:
+            spark.conf.set("spark.sql.files.maxPartitionBytes", split_bytes)
+        try:
+            t.delete("id % 10 = 1")
+        finally:
+            spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        assert sum(rows(spark, p).values()) == 2400
+        dvs = t.deletion_vectors().collect()
+        vectors[mode] = sorted(sorted(silt.dv.load(r["deletionVector"].asDict(), p, r["path"])) for r in dvs)
+    assert vectors["whole"] == vectors["split"] and len(vectors["whole"]) == 12
+    assert all(len(v) == 50 for v in vectors["whole"])
+
+
 def test_deleting_every_row_of_a_file_removes_it(spark, tmp_path):
     p = str(tmp_path / "t")
     t = make_table(spark, p, dvs=True)

@@ -92,9 +92,10 @@ def run_trials(spark, table, trials, seed=7, max_delay=1.0):
         spark.sql(sql).collect()
     model, step = workload.Model(), 0
     in_flight, outcomes, leftovers = Counter(), Counter(), []
-    # How long each kind takes in a fresh writer: the kill lands uniformly within that time, and an
-    # operation that ended before its kill shortens the next aim at its kind. VACUUM is killed
-    # while it deletes: it is too quick to hit by time.
+    # How long each kind takes in a fresh writer: the kill lands uniformly within that time (so in
+    # planning, writing data or DVs, or committing), and an operation that ended before its kill
+    # sets the next aim at its kind to its own duration. VACUUM is killed while it deletes: it is
+    # too quick to hit by time.
     duration = {kind: max_delay for kind in KILL_TARGETS}
     for trial in range(trials):
         target = KILL_TARGETS[trial % len(KILL_TARGETS)]
@@ -102,7 +103,7 @@ def run_trials(spark, table, trials, seed=7, max_delay=1.0):
         lines, took = _kill_during(_start_writer(table, step), step, rng.uniform(0.0, duration[target]),
                                    table if target == "vacuum" else None)
         if took is not None:
-            duration[target] = min(duration[target], took)
+            duration[target] = took
         ended = [int(x[1]) for x in lines if x and x[0] == "END"]
         begun = [int(x[1]) for x in lines if x and x[0] == "BEGIN"]
         for s in ended:
