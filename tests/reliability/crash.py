@@ -28,22 +28,26 @@ def _start_writer(table, step):
 KILL_TARGETS = ["append", "delete", "update", "optimize", "checkpoint", "vacuum"]
 
 
-def _kill_during(proc, step, delay, table=None):
-    """Kills `proc` with SIGKILL `delay` seconds after it began operation `step` (its first), or,
-    given `table`, as soon as a data or DV file of the table is deleted (VACUUM at work; at most 10 s
-    later). Returns its stdout lines and how long the operation took when it ended before the kill."""
+def _kill_during(proc, step, delay, table=None, trigger="time"):
+    """Kills `proc` with SIGKILL while it runs operation `step` (its first): `delay` seconds after
+    the operation began (trigger "time"), after the first new data or DV file of `table` appears
+    ("write": the kill lands between writing and committing), or as soon as one is deleted
+    ("delete": VACUUM at work); a trigger that never fires kills after 15 s. Returns the writer's
+    stdout lines and how long the operation took when it ended before the kill."""
     lines, began = [], None
     for line in proc.stdout:
         lines.append(line.split())
         if lines[-1] == ["BEGIN", str(step)]:
             began = time.perf_counter()
             break
-    if table is None:
+    if trigger == "time":
         time.sleep(delay)
     else:
         present = table_files(table)
-        while table_files(table) >= present and time.perf_counter() - began < 10:
+        fired = (lambda now: bool(now - present)) if trigger == "write" else (lambda now: not now >= present)
+        while not fired(table_files(table)) and time.perf_counter() - began < 15:
             time.sleep(0.002)
+        time.sleep(delay if trigger == "write" else 0)
     proc.send_signal(signal.SIGKILL)
     rest, _ = proc.communicate()
     lines += [line.split() for line in rest.splitlines()]
@@ -92,16 +96,18 @@ def run_trials(spark, table, trials, seed=7, max_delay=1.0):
         spark.sql(sql).collect()
     model, step = workload.Model(), 0
     in_flight, outcomes, leftovers = Counter(), Counter(), []
-    # How long each kind takes in a fresh writer: the kill lands uniformly within that time (so in
-    # planning, writing data or DVs, or committing), and an operation that ended before its kill
-    # sets the next aim at its kind to its own duration. VACUUM is killed while it deletes: it is
-    # too quick to hit by time.
+    # How long each kind takes in a fresh writer: a timed kill lands uniformly within that time, and
+    # an operation that ended before its kill sets the next aim at its kind to its own duration.
     duration = {kind: max_delay for kind in KILL_TARGETS}
     for trial in range(trials):
         target = KILL_TARGETS[trial % len(KILL_TARGETS)]
         step = _next_step_of(target, step)
-        lines, took = _kill_during(_start_writer(table, step), step, rng.uniform(0.0, duration[target]),
-                                   table if target == "vacuum" else None)
+        # VACUUM is killed while it deletes; the writes alternate between a kill once their first
+        # file is written (even rounds, so CI's one round has them) and one at a random time.
+        trigger = "delete" if target == "vacuum" else (
+            "write" if target != "checkpoint" and (trial // len(KILL_TARGETS)) % 2 == 0 else "time")
+        delay = rng.uniform(0.0, 0.2) if trigger == "write" else rng.uniform(0.0, duration[target])
+        lines, took = _kill_during(_start_writer(table, step), step, delay, table, trigger)
         if took is not None:
             duration[target] = took
         ended = [int(x[1]) for x in lines if x and x[0] == "END"]
