@@ -103,10 +103,11 @@ def run_trials(spark, table, trials, seed=7, max_delay=1.0):
         target = KILL_TARGETS[trial % len(KILL_TARGETS)]
         step = _next_step_of(target, step)
         # VACUUM is killed while it deletes; the writes alternate between a kill once their first
-        # file is written (even rounds, so CI's one round has them) and one at a random time.
-        trigger = "delete" if target == "vacuum" else (
-            "write" if target != "checkpoint" and (trial // len(KILL_TARGETS)) % 2 == 0 else "time")
-        delay = rng.uniform(0.0, 0.2) if trigger == "write" else rng.uniform(0.0, duration[target])
+        # file is written (even rounds: at once in the first, which is CI's, so the write is surely
+        # still in flight; up to 0.2 s later after that, into the commit) and one at a random time.
+        round_ = trial // len(KILL_TARGETS)
+        trigger = "delete" if target == "vacuum" else ("write" if target != "checkpoint" and round_ % 2 == 0 else "time")
+        delay = (0.0 if round_ == 0 else rng.uniform(0.0, 0.2)) if trigger == "write" else rng.uniform(0.0, duration[target])
         lines, took = _kill_during(_start_writer(table, step), step, delay, table, trigger)
         if took is not None:
             duration[target] = took
