@@ -2,7 +2,12 @@
 
 Imports nothing from the other bench modules, so that any of them can import it at load time.
 """
+import datetime as dt
+import hashlib
 import json
+import os
+import platform
+import subprocess
 import shutil
 import sys
 import time
@@ -121,3 +126,20 @@ def finish(result, env, summary_rows):
     print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
     say(f"\ntotal {result['total_seconds']:.0f} s")
     return 0
+
+
+def environment():
+    """What a result was measured with: when, git commit, the Silt jar, Spark, the machine."""
+    import pyspark
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    jars = sorted((REPO_ROOT / "python" / "silt" / "jars").glob("silt-spark_*.jar"))
+    jar = {"name": jars[-1].name, "sha256_12": hashlib.sha256(jars[-1].read_bytes()).hexdigest()[:12],
+           "mtime": dt.datetime.fromtimestamp(jars[-1].stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
+           } if jars else None
+    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "git_commit": commit, "silt_jar": jar, "spark": pyspark.__version__, "master": "local[2]",
+            "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}

@@ -29,10 +29,7 @@ The write and skipping benchmarks take under ~5 minutes on 2 cores with the defa
 optimize benchmark about 7 more, dv about 4 and checkpoint about 8 (open) + 3 (write).
 """
 import argparse
-import datetime as dt
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -41,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # bench/common.py: what the benchmarks share (optimize_bench's worker uses build_spark from here)
-from common import (BENCH_DIR, REPO_ROOT, RESULTS_DIR, SCRATCH_DIR, build_spark, files_scanned,  # noqa: E402,F401
+from common import (BENCH_DIR, RESULTS_DIR, SCRATCH_DIR, build_spark, environment, files_scanned,  # noqa: E402,F401
                     rm, save_result, table_lines, timed)
 import checkpoint_bench  # noqa: E402
 import checkpoint_million  # noqa: E402
@@ -175,17 +172,6 @@ def bench_skipping(spark, rows, reps, files=100):
 
 # ------------------------------------------------------------------ reporting
 
-def environment(spark):
-    try:
-        commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = ""
-    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "git_commit": commit, "spark": spark.version, "master": spark.sparkContext.master,
-            "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
-
-
 def print_table(results):
     rows = [("benchmark", "measure", "value")]
     for r in results:
@@ -260,7 +246,7 @@ def main(argv=None):
         return 0 if all("error" not in r for r in results) else 1
     spark = build_spark()
     try:
-        env = environment(spark)
+        env = environment()
         if args.only in (None, "write"):
             print("write throughput:", flush=True)
             results.append(bench_write(spark, args.rows, args.reps))
