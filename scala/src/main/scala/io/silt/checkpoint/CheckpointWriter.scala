@@ -46,7 +46,7 @@ object CheckpointWriter {
     val schema = CheckpointSchema.topLevel(v2 = false)
     val df = withParsedStats(frame(spark, actions, schema), snapshot)
     val target = new Path(log.logPath, FileNames.checkpointName(snapshot.version))
-    val files = writeParquet(spark, df, log.logPath, Seq(target), log.hadoopConf, large = actions.size > ParallelConversionMinActions)
+    val files = writeParquet(spark, df, log.logPath, Seq(target), log.hadoopConf)
     WrittenCheckpoint(snapshot.version, actions.size, snapshot.files.size, size(files, log), df.schema, files)
   }
 
@@ -81,9 +81,6 @@ object CheckpointWriter {
       CheckpointSchema.topLevel(v2 = true), main)
   }
 
-  /** A classic checkpoint of more actions than this converts them on all cores (a shuffle costs less then). */
-  private val ParallelConversionMinActions = 100000
-
   /** Actions as rows of the checkpoint schema: their JSON read back with that schema. */
   private def frame(spark: SparkSession, actions: Seq[Action], schema: StructType): DataFrame = {
     import spark.implicits._
@@ -109,12 +106,11 @@ object CheckpointWriter {
    * part per target), so that each target appears whole.
    */
   private def writeParquet(spark: SparkSession, df: DataFrame, dir: Path, targets: Seq[Path],
-      conf: org.apache.hadoop.conf.Configuration, large: Boolean = false): Seq[Path] = {
+      conf: org.apache.hadoop.conf.Configuration): Seq[Path] = {
     val tmp = new Path(dir, s"_silt_tmp_${UUID.randomUUID()}")
     val fs: FileSystem = tmp.getFileSystem(conf)
     try {
-      // One file: a large table's actions are still converted by all cores, then gathered by a shuffle.
-      val out = if (targets.size > 1) df else if (df.rdd.getNumPartitions > 1 && large) df.repartition(1) else df.coalesce(1)
+      val out = if (targets.size == 1) df.coalesce(1) else df
       out.write.option("compression", "snappy").parquet(tmp.toString)
       val parts = fs.listStatus(tmp).map(_.getPath).filter(_.getName.startsWith("part-")).sortBy(_.getName).toSeq
       val pairs = parts.zip(targets)

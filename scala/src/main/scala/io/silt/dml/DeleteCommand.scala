@@ -1,6 +1,7 @@
 package io.silt.dml
 
 import io.silt.log.ActionCodec
+import io.silt.read.SiltFileIndex
 import io.silt.stats.FileStats
 import io.silt.txn.Operation
 import org.apache.spark.sql.{Row, SparkSession}
@@ -35,7 +36,7 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
     val useDvs = DeletionVectors.enabled(t.snapshot)
     // With DVs and files Spark would not split anyway, each scan task sees whole files and writes
     // their DVs itself: no shuffle gathers the rows of a file.
-    val unsplit = useDvs && RowDeletion.filesStayWhole(spark, candidates)
+    val unsplit = useDvs && RowDeletion.filesStayWhole(spark, new SiltFileIndex(spark, t.snapshot, Some(candidates.toIndexedSeq)))
     val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates, unsplit))
     // With DVs only matching rows matter, so the condition can filter (and be pushed down).
     val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChanges.Delete))

@@ -4,11 +4,12 @@ import scala.collection.mutable
 
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, RoaringBitmapArray}
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.AddFile
+import io.silt.read.SiltFileIndex
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.FilePartition
 import org.apache.spark.sql.functions.{col, collect_list}
 import org.apache.spark.util.SerializableConfiguration
 
@@ -51,16 +52,12 @@ object RowDeletion {
   }
 
   /**
-   * Whether Spark's scan would read each of these files in one piece anyway (none is larger than
-   * the split size it would choose), so that reading them whole costs no parallelism.
+   * Whether Spark's scan would read each file of `index` in one piece anyway (none is larger than
+   * the split size Spark chooses for them), so that reading them whole costs no parallelism.
    */
-  def filesStayWhole(spark: SparkSession, files: Seq[AddFile]): Boolean = {
-    val conf = spark.sessionState.conf
-    val openCost = conf.filesOpenCostInBytes
-    val minPartitions = conf.filesMinPartitionNum.getOrElse(spark.sparkContext.defaultParallelism)
-    val bytesPerCore = files.map(_.size + openCost).sum / math.max(1, minPartitions)
-    val splitSize = math.min(conf.filesMaxPartitionBytes, math.max(openCost, bytesPerCore))
-    files.forall(_.size <= splitSize)
+  def filesStayWhole(spark: SparkSession, index: SiltFileIndex): Boolean = {
+    val splitSize = FilePartition.maxSplitBytes(spark, index.listFiles(Nil, Nil))
+    index.files.forall(_.size <= splitSize)
   }
 
   /** The (path, row index) rows of one task, gathered by file. */

@@ -86,9 +86,6 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
 
   def hasProtocolAndMetadata: Boolean = protocol.isDefined && metadata.isDefined
 
-  def protocolOption: Option[Protocol] = protocol
-  def metadataOption: Option[Metadata] = metadata
-
   /** The file-level state replayed so far. */
   def toState: SnapshotState = new SnapshotState(live.values.toIndexedSeq, tombstones.values.toIndexedSeq,
     txns.toMap, domains.toMap, live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)

@@ -190,15 +190,18 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
         s"(the commits after the checkpoint or version ${start.from - 1} must all be there)")
     }
     val commits = (start.from to version).map(readCommit)
-    val head = new LogReplay(tablePath)
-    head.append(start.protocolAndMetadata)
-    commits.foreach(c => head.append(c.filter(a => a.isInstanceOf[Protocol] || a.isInstanceOf[Metadata])))
-    if (!head.hasProtocolAndMetadata) {
+    val actions = start.protocolAndMetadata.iterator ++ commits.iterator.flatten
+    val (protocol, metadata) = actions.foldLeft((Option.empty[Protocol], Option.empty[Metadata])) {
+      case ((_, m), p: Protocol) => (Some(p), m)
+      case ((p, _), m: Metadata) => (p, Some(m))
+      case (latest, _) => latest
+    }
+    if (protocol.isEmpty || metadata.isEmpty) {
       throw new CorruptLogException(logPath.toString, s"the log up to version $version holds no protocol or no metaData action")
     }
     val timestamp = l.commit(version).map(_.timestamp).getOrElse(l.checkpoints.find(_.version == version)
       .flatMap(_.files.headOption).map(_.getModificationTime).getOrElse(0L))
-    val snapshot = new Snapshot(tablePath, version, head.protocolOption.get, head.metadataOption.get, timestamp,
+    val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, timestamp,
       () => fileState(version, start, commits, skip))
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     if (useCache) remember(snapshot) else snapshot
