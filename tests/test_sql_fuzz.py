@@ -2,7 +2,7 @@
 whose position lies inside the statement, and rendering it never fails. Budget: SILT_FUZZ_CASES."""
 import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from silt.sql.check import check
@@ -17,6 +17,7 @@ statements = st.one_of(st.lists(st.sampled_from(TOKENS), max_size=12).map(" ".jo
 
 @settings(max_examples=CASES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(statements)
+@example("OPTIMIZE \n")  # a problem on the line after a trailing newline
 def test_checker_never_crashes(sql):
     problem = check(sql)
     if problem is not None:

@@ -28,7 +28,9 @@ class SyntaxProblem:
 
     def render(self, statement: str) -> str:
         """The message with the statement's line and a caret under the column."""
-        text = statement.splitlines()[self.line - 1] if statement.splitlines() else ""
+        lines = statement.splitlines()
+        # a problem at the end of a statement ending in a newline is on the line after its last
+        text = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
         return f"syntax error at line {self.line}, column {self.column + 1}: {self.message}\n  {text}\n  {' ' * self.column}^"
 
 
