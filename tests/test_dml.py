@@ -87,6 +87,41 @@ def test_delete_writes_the_same_vectors_whether_files_are_read_whole_or_split(sp
     assert all(len(v) == 50 for v in vectors["whole"])
 
 
+@pytest.mark.parametrize("dvs", [True, False])
+def test_row_indexes_are_parquet_positions_in_every_read_path(spark, tmp_path, dvs):
+    # Whole unfiltered files count their rows; split files and pushed filters use Spark's row
+    # index. Small row groups and pages make every file hold several of each.
+    p = str(tmp_path / "t")
+    spark.conf.set("parquet.block.size", "8192")
+    spark.conf.set("parquet.page.size", "2048")
+    try:
+        t = make_table(spark, p, dvs=dvs, rows=40000, files_per_day=2)
+        t.delete("id % 7 = 3")
+    finally:
+        spark.conf.unset("parquet.block.size")
+        spark.conf.unset("parquet.page.size")
+    files = {r["absolutePath"]: r for r in t.files().collect()}
+    ids = {f.replace("file:", ""): pq.read_table(f.replace("file:", "")).column("id").to_pylist() for f in files}
+    assert all(pq.ParquetFile(f).metadata.num_row_groups > 2 for f in ids)
+    assert all(Path(f).stat().st_size > 25 * 1024 for f in ids)  # so that "split" splits each file
+    reads = {"whole": (None, "true"), "filtered": ("id >= 1000", "true"), "split": (None, "true"),
+             "rows": (None, "false")}
+    for name, (where, vectorized) in reads.items():
+        spark.conf.set("spark.sql.parquet.enableVectorizedReader", vectorized)
+        if name == "split":
+            spark.conf.set("spark.sql.files.maxPartitionBytes", "20k")
+        try:
+            df = spark.read.format("silt").load(p)
+            df = df.where(where) if where else df
+            got = df.select("id", "_metadata.file_path", "_metadata.row_index").collect()
+        finally:
+            spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
+            spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        expected = sum(1 for f in ids.values() for i in f if i % 7 != 3 and (where is None or i >= 1000))
+        assert len(got) == expected, name
+        assert all(ids[r["file_path"].replace("file:", "")][r["row_index"]] == r["id"] for r in got), name
+
+
 def test_deleting_every_row_of_a_file_removes_it(spark, tmp_path):
     p = str(tmp_path / "t")
     t = make_table(spark, p, dvs=True)

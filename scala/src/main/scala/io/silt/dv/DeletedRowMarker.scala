@@ -1,5 +1,6 @@
 package io.silt.dv
 
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.BoundReference
@@ -95,6 +96,7 @@ final class DeletedRowMarker(
   private var capacity = 0
   private def allocate(n: Int): Unit = {
     if (flags != null) flags.close()
+    else Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => flags.close()))
     flags = if (offHeap) new OffHeapColumnVector(n, ByteType) else new OnHeapColumnVector(n, ByteType)
     capacity = n
   }

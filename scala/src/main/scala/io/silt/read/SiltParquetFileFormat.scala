@@ -7,10 +7,10 @@ import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.Job
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.{OutputWriterFactory, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{FileFormat, OutputWriterFactory, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.sources.{Filter, IsNotNull}
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
@@ -42,17 +42,15 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     val flagPosition = requiredSchema.fieldNames.indexOf(DeletedRowMarker.ColumnName)
     if (flagPosition < 0) {
-      return namingMissingFiles(
-        super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
+      return namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
     }
-    val rowIndexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
     val withoutFlag = StructType(requiredSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
     val keepRowIndex = withoutFlag.fieldNames.contains(rowIndexName)
     val readSchema = if (keepRowIndex) withoutFlag else withoutFlag.add(StructField(rowIndexName, LongType, nullable = true))
     val rowIndexPosition = readSchema.fieldNames.indexOf(rowIndexName)
     val readDataSchema = StructType(dataSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
     val usable = filters.filterNot(_.references.contains(DeletedRowMarker.ColumnName))
-    val reader = super.buildReaderWithPartitionValues(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf)
+    val reader = readerCountingRows(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf)
     val conf = new SerializableConfiguration(hadoopConf)
     val offHeap = spark.sessionState.conf.offHeapColumnVectorEnabled
 
@@ -70,6 +68,47 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       }.asInstanceOf[Iterator[InternalRow]]
     }
   }
+
+  /**
+   * Spark's Parquet reader, except that when it returns batches and pushes no filter down, the
+   * row index column of files read whole is counted by [[RowIndexCounter]] instead of Spark's
+   * generator. Split files, and reads whose pushed filters may skip rows, keep Spark's.
+   */
+  private def readerCountingRows(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val conf = spark.sessionState.conf
+    val position = requiredSchema.fieldNames.indexOf(rowIndexName)
+    val batches = conf.parquetVectorizedReaderEnabled && options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
+    // Spark infers an IsNotNull for the columns of most conditions. It can skip only all-null row
+    // groups, and Spark filters the rows again anyway, so it is dropped rather than kept at the
+    // price of Spark's generator.
+    val pushed = filters.filterNot(_.isInstanceOf[IsNotNull])
+    val maySkipRows = pushed.nonEmpty && conf.parquetFilterPushDown
+    // Each reader gets its own copy: Spark's sets the read schema in the configuration it is given.
+    def sparks = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options,
+      new Configuration(hadoopConf))
+    if (position < 0 || !batches || maySkipRows) return sparks
+    val withoutIndex = StructType(requiredSchema.filterNot(_.name == rowIndexName))
+    val counted = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, withoutIndex, Nil, options,
+      new Configuration(hadoopConf))
+    val splitReader = if (wholeFiles) None else Some(sparks)
+    val offHeap = conf.offHeapColumnVectorEnabled
+    (file: PartitionedFile) =>
+      if (file.start == 0 && file.length == file.fileSize) {
+        val counter = new RowIndexCounter(position, offHeap)
+        counted(file).asInstanceOf[Iterator[ColumnarBatch]].map(counter.addTo).asInstanceOf[Iterator[InternalRow]]
+      } else {
+        splitReader.getOrElse(throw new IllegalStateException(s"${file.filePath} was split, though read as whole files"))(file)
+      }
+  }
+
+  private def rowIndexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
 
   /** A file the log lists but the disk lacks is a typed error naming it, not Spark's generic one. */
   private def namingMissingFiles(read: PartitionedFile => Iterator[InternalRow]): PartitionedFile => Iterator[InternalRow] =
