@@ -8,8 +8,11 @@ are written from the same deterministic frame: one created with 'delta.enableDel
 
 (a) DELETE FROM silt.`<t>` WHERE id % 1000 = 7 (0.1% of the rows, in every file) on a fresh copy
     of each base table (a real copy, at a path the JVM has not read), alternating which mode goes
-    first, REPS (3) times each after a warm-up on a small table; ratio: median COW / median DV
-    (target >= 10). Report only: the floor of a DV DELETE, plain Spark finding the matching rows'
+    first, REPS (5) times each; ratio: median COW / median DV (target >= 10). Before the timed
+    runs each mode deletes WARMUPS (3) times on full-size copies, alternating, so that both are
+    timed with their code compiled by the JIT: a DV DELETE lasts a fraction of a second, and in a
+    fresh JVM the compiler threads take as much CPU as its tasks on 2 cores. The warm-up times are
+    reported too. Report only: the floor of a DV DELETE, plain Spark finding the matching rows'
     (file path, row index) grouped by file (no DV written, nothing committed).
 (b) the same full scan (count and sums over all four columns, so every Parquet column is read)
     of the DV table after its delete and of "clean": the same rows without DVs in the same 64-file
@@ -21,10 +24,10 @@ are written from the same deterministic frame: one created with 'delta.enableDel
 
 One JVM (local[2], driver memory 4g, 8 shuffle partitions); each timed run records its task CPU
 (Spark's executorCpuTime) and what other processes used meanwhile. Writes bench/results/dv.json;
-scratch tables go to bench/results/tmp/dv/ and are removed at the end. About 2-3 minutes with the
+scratch tables go to bench/results/tmp/dv/ and are removed at the end. About 3-4 minutes with the
 defaults on 2 cores.
 
-    .venv/bin/python bench/dv_bench.py [--rows N] [--files F] [--reps R] [--scan-reps R]
+    .venv/bin/python bench/dv_bench.py [--rows N] [--files F] [--reps R] [--warmups W] [--scan-reps R]
 """
 import argparse
 import json
@@ -109,18 +112,11 @@ def snapshot_files(spark, path):
     return int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
 
 
-def run_benchmark(rows=10_000_000, files=64, reps=3, scan_reps=7):
+def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=7, warmups=3):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
         env = environment()
-        # Warm-up: both modes' DELETE and scan once on a small table (JIT, class loading).
-        for mode in MODES:
-            w = SCRATCH / f"warm-{mode}"
-            create_table(spark, w, max(rows // 50, 20000), 8, mode == "dv")
-            delete(spark, w)
-            scan(spark, w)
-            rm(w)
         base = {}
         write_secs = {}
         for mode in MODES:
@@ -130,6 +126,17 @@ def run_benchmark(rows=10_000_000, files=64, reps=3, scan_reps=7):
             say(f"  base table ({mode}): {rows:,} rows, {n} files, written in {write_secs[mode]:.1f} s")
             if n != files:
                 raise RuntimeError(f"the {mode} base table has {n} files, not {files}")
+
+        # Warm-up: each mode's DELETE on full-size copies (JIT compilation, class loading).
+        warmup_secs = {m: [] for m in MODES}
+        for i in range(warmups):
+            for mode in (MODES if i % 2 == 0 else MODES[::-1]):
+                path = SCRATCH / f"warm-{mode}-{i}"
+                shutil.copytree(base[mode], path)
+                warmup_secs[mode].append(timed(lambda: delete(spark, path))[0])
+                rm(path)
+        say("  warm-up DELETEs: " + "; ".join(f"{m} " + ", ".join(f"{x:.2f}" for x in v) + " s"
+                                             for m, v in warmup_secs.items()))
 
         # (a) DELETE, each on a fresh copy
         seconds, runs, deleted, commits = ({m: [] for m in MODES} for _ in range(4))
@@ -187,7 +194,8 @@ def run_benchmark(rows=10_000_000, files=64, reps=3, scan_reps=7):
                            [(f"scan {k} rep {i}", a) for k, rs in scan_runs.items() for i, a in enumerate(rs)])
         result = {
             "benchmark": "dv",
-            "rows": rows, "files": files, "reps": reps, "scan_reps": scan_reps, "predicate": PREDICATE,
+            "rows": rows, "files": files, "reps": reps, "warmups": warmups, "scan_reps": scan_reps,
+            "predicate": PREDICATE, "warmup_delete_seconds": warmup_secs,
             "base_write_seconds": write_secs,
             "delete": {"seconds": seconds, "median_seconds": med, "rows_deleted": deleted,
                        "rows_expected": expected, "wrong_counts": wrong_counts,
@@ -235,6 +243,8 @@ def summary_rows(r):
         ("dv", f"DELETE {r['predicate']} ({r['rows']:,} rows, {r['files']} files): DV, median of {r['reps']}",
          f"{d['median_seconds']['dv']:.2f} s ({secs(d['seconds']['dv'])})"),
         ("dv", "DELETE, copy-on-write, median", f"{d['median_seconds']['cow']:.2f} s ({secs(d['seconds']['cow'])})"),
+        ("dv", f"  report only: untimed warm-up DELETEs before ({r['warmups']} each)",
+         "; ".join(f"{m} {secs(v)} s" for m, v in r["warmup_delete_seconds"].items())),
         ("dv", f"DELETE ratio COW/DV (target >= {TARGET_DELETE:g})", f"{d['ratio_cow_over_dv']:.1f}x {ok('delete_cow_over_dv')}"),
         ("dv", "  report only: floor, plain Spark finding the rows (file, row index) by file; COW/floor",
          f"{d['floor_find_rows']['median_seconds']:.2f} s; {d['median_seconds']['cow'] / d['floor_find_rows']['median_seconds']:.1f}x"),
@@ -270,10 +280,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--files", type=int, default=64)
-    ap.add_argument("--reps", type=int, default=3, help="DELETE repetitions of each mode")
+    ap.add_argument("--reps", type=int, default=5, help="timed DELETE repetitions of each mode")
+    ap.add_argument("--warmups", type=int, default=3, help="untimed DELETEs of each mode on full-size copies first")
     ap.add_argument("--scan-reps", type=int, default=7, help="full-scan repetitions of each table")
     args = ap.parse_args(argv)
-    result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps)
+    result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps, args.warmups)
     return finish(result, env, summary_rows)
 
 

@@ -122,6 +122,24 @@ def test_row_indexes_are_parquet_positions_in_every_read_path(spark, tmp_path, d
         assert all(ids[r["file_path"].replace("file:", "")][r["row_index"]] == r["id"] for r in got), name
 
 
+def test_dv_delete_spreads_whole_files_over_a_multiple_of_the_cores(spark, tmp_path):
+    # 12 files of ~1.8 KB with a 4.5-file split size: Spark would pack them into 3 tasks, and on
+    # 2 cores the third would run alone; the DELETE's scan uses 4 (one DV file each).
+    p = str(tmp_path / "t")
+    t = make_table(spark, p, dvs=True)
+    sizes = [r["size"] for r in t.files().collect()]
+    assert len(sizes) == 12 and spark.sparkContext.defaultParallelism == 2
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(int(4.5 * max(sizes))))
+    try:
+        assert t.delete("id % 10 = 0").first()["num_affected_rows"] == 300
+    finally:
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert len(list(Path(p).glob("deletion_vector_*.bin"))) == 4
+    assert sum(rows(spark, p).values()) == 2700
+
+
 def test_deleting_every_row_of_a_file_removes_it(spark, tmp_path):
     p = str(tmp_path / "t")
     t = make_table(spark, p, dvs=True)

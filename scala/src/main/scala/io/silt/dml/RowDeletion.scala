@@ -9,8 +9,11 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.FilePartition
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.functions.{col, collect_list}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.util.SerializableConfiguration
 
 /** A data file's new deletion vector: the old one united with the rows a command deleted. */
@@ -58,6 +61,31 @@ object RowDeletion {
   def filesStayWhole(spark: SparkSession, index: SiltFileIndex): Boolean = {
     val splitSize = FilePartition.maxSplitBytes(spark, index.listFiles(Nil, Nil))
     index.files.forall(_.size <= splitSize)
+  }
+
+  /**
+   * A session for a scan of files that stay whole (see [[filesStayWhole]]) whose split size makes
+   * Spark pack them into a multiple of the cores. Such a scan only marks rows, so its task count
+   * shapes no output; Spark's own packing puts, say, 64 equal files into 3 tasks, and on 2 cores
+   * the third then runs alone. The split size is the smallest for which Spark's own packing
+   * (files by decreasing size, each with its open cost) makes at most that many tasks.
+   */
+  def evenScanSession(spark: SparkSession, index: SiltFileIndex): SparkSession = {
+    val directories = index.listFiles(Nil, Nil)
+    val files = directories.flatMap(_.files).map { f =>
+      PartitionedFile(InternalRow.empty, SparkPath.fromFileStatus(f.fileStatus), 0, f.getLen, Array.empty, 0, f.getLen)
+    }.sortBy(-_.length)
+    def tasksFor(splitBytes: Long) = FilePartition.getFilePartitions(spark, files, splitBytes).size
+    val cores = math.max(1, spark.sparkContext.defaultParallelism)
+    val tasks = (tasksFor(FilePartition.maxSplitBytes(spark, directories)) + cores - 1) / cores * cores
+    var (low, high) = (1L, files.iterator.map(_.length + spark.sessionState.conf.filesOpenCostInBytes).sum + 1)
+    while (low < high) {
+      val mid = low + (high - low) / 2
+      if (tasksFor(mid) <= tasks) high = mid else low = mid + 1
+    }
+    val session = SparkInternals.cloneSession(spark)
+    session.conf.set(SQLConf.FILES_MAX_PARTITION_BYTES.key, low)
+    session
   }
 
   /** The (path, row index) rows of one task, gathered by file. */

@@ -16,4 +16,7 @@ object SparkInternals {
 
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
+
+  /** A copy of `spark` (same settings, catalog and context) whose setting changes stay its own. */
+  def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
 }
