@@ -16,7 +16,7 @@ are written from the same deterministic frame: one created with 'delta.enableDel
     (file path, row index) grouped by file (no DV written, nothing committed).
 (b) the same full scan (count and sums over all four columns, so every Parquet column is read)
     of the DV table after its delete and of "clean": the same rows without DVs in the same 64-file
-    layout (the frame without the deleted rows, written as such), alternating, SCAN_REPS (7) times
+    layout (the frame without the deleted rows, written as such), alternating, SCAN_REPS (9) times
     each after a warm-up; ratio: median DV / median clean (target <= 1.1). Report only: the COW
     table after its delete (its rewrite packs the rows into fewer files), the base table before
     any delete, and clean's files read by plain Spark with `_metadata.row_index` (the Spark part of
@@ -112,7 +112,7 @@ def snapshot_files(spark, path):
     return int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
 
 
-def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=7, warmups=3):
+def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
     t0 = time.perf_counter()
     with bench_session(SCRATCH) as spark:
         acct = Accounting(spark)
@@ -282,7 +282,7 @@ def main(argv=None):
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--reps", type=int, default=5, help="timed DELETE repetitions of each mode")
     ap.add_argument("--warmups", type=int, default=3, help="untimed DELETEs of each mode on full-size copies first")
-    ap.add_argument("--scan-reps", type=int, default=7, help="full-scan repetitions of each table")
+    ap.add_argument("--scan-reps", type=int, default=9, help="full-scan repetitions of each table")
     args = ap.parse_args(argv)
     result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps, args.warmups)
     return finish(result, env, summary_rows)
