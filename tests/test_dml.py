@@ -180,6 +180,31 @@ def test_update_and_merge_agree_across_modes(spark, tmp_path, dvs):
     assert bool(list(Path(p).glob("*.bin"))) == dvs
 
 
+@pytest.mark.parametrize("dvs", [True, False])
+def test_merge_reads_only_target_files_the_on_condition_allows(spark, tmp_path, dvs):
+    # The target-only conjuncts (a partition and a statistics predicate) choose the files; rows
+    # elsewhere match no source row, so a source row with their id is inserted, not matched.
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=dvs, rows=600, files_per_day=2)  # ids 0-299 and 300-599 per day
+    spark.createDataFrame([(1, 1, "upd"), (4, 1, "upd"), (301, 1, "new"), (3, 0, "new")],
+                          "id long, day int, city string").createOrReplaceTempView("skip_src")
+    m = spark.sql(f"MERGE INTO silt.`{p}` t USING skip_src s ON t.id = s.id AND t.day = 1 AND t.id < 300 "
+                  "WHEN MATCHED THEN UPDATE SET city = s.city WHEN NOT MATCHED THEN INSERT *").first()
+    assert (m["num_updated_rows"], m["num_inserted_rows"]) == (2, 2)
+    metrics = last_metrics(spark, p)["operationMetrics"]
+    assert (metrics["numTargetFilesBeforeSkipping"], metrics["numTargetFilesAfterSkipping"]) == ("6", "1")
+    got = rows(spark, p)
+    assert got[(1, 1, "upd")] == 1 and got[(4, 1, "upd")] == 1
+    assert got[(301, 1, "new")] == 1 and got[(301, 1, "c0")] == 1  # inserted beside the row it did not match
+    assert got[(3, 0, "new")] == 1 and got[(3, 0, "c3")] == 1 and sum(got.values()) == 602
+    # NOT MATCHED BY SOURCE may change any target row: every file is read
+    spark.sql(f"MERGE INTO silt.`{p}` t USING skip_src s ON t.id = s.id AND t.day = 1 "
+              "WHEN MATCHED THEN UPDATE SET city = s.city WHEN NOT MATCHED BY SOURCE AND t.id = 0 THEN DELETE")
+    metrics = last_metrics(spark, p)["operationMetrics"]
+    assert metrics["numTargetFilesAfterSkipping"] == metrics["numTargetFilesBeforeSkipping"]
+    assert sum(rows(spark, p).values()) == 601
+
+
 def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path):
     p = str(tmp_path / "t")
     make_table(spark, p, dvs=True, rows=30, files_per_day=1)

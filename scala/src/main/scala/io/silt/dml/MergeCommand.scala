@@ -20,14 +20,18 @@ final case class MergeCommand(
     matched: Seq[MergeAction],
     notMatched: Seq[MergeAction],
     notMatchedBySource: Seq[MergeAction])
-    extends RowLevelCommand("MERGE", Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows")) {
+    extends RowLevelCommand("MERGE", Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows"))
+    with PredicateHelper {
 
 
 
   override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
     val txn = t.startTransaction(spark)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
-    val candidates = t.snapshot.files
+    // A target row outside the ON condition's target-only conjuncts matches no source row, so
+    // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
+    val candidates = if (notMatchedBySource.nonEmpty) t.snapshot.files
+      else t.candidateFiles(targetOnly(condition, t).reduceLeftOption(And))
     txn.readFiles(candidates)
     val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
     val targetSide = Project(scan.output :+ Alias(Literal.TrueLiteral, "__silt_target_row")(), scan)
@@ -64,10 +68,15 @@ final case class MergeCommand(
       "matchedPredicates" -> ActionCodec.jsonArray(matched.map(describe)),
       "notMatchedPredicates" -> ActionCodec.jsonArray(notMatched.map(describe)),
       "notMatchedBySourcePredicates" -> ActionCodec.jsonArray(notMatchedBySource.map(describe)))
+    val skipping = Map("numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong, "numTargetFilesAfterSkipping" -> candidates.size.toLong)
     val m = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = true, "MERGE", params)
+      mayWriteRows = true, "MERGE", params, extraMetrics = skipping)
     Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
   }
+
+  /** The deterministic conjuncts of `condition` that read target columns only. */
+  private def targetOnly(condition: Expression, t: DmlTarget): Seq[Expression] =
+    splitConjunctivePredicates(condition).filter(c => c.deterministic && c.references.subsetOf(t.relation.outputSet))
 
   private def valueFor(assignments: Seq[Assignment], column: Attribute, default: Expression, tz: String): Expression =
     assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)

@@ -29,10 +29,13 @@ final case class RowLevelMetrics(
  */
 object RowLevelWriter {
 
-  /** `rowsByFile`: each task of `changes` holds all the changed rows of the files it holds (see [[RowDeletion]]). */
+  /**
+   * `rowsByFile`: each task of `changes` holds all the changed rows of the files it holds (see
+   * [[RowDeletion]]); `extraMetrics`: recorded in operationMetrics beside the row-level ones.
+   */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       changes: DataFrame, mayWriteRows: Boolean, op: String, params: Map[String, String],
-      rowsByFile: Boolean = false): RowLevelMetrics = {
+      rowsByFile: Boolean = false, extraMetrics: Map[String, Long] = Map.empty): RowLevelMetrics = {
     val byPath = candidates.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
     val tableColumns = snapshot.metadata.schema.fieldNames.toSeq
     val action = col(RowChanges.ActionColumn)
@@ -44,7 +47,7 @@ object RowLevelWriter {
         withDeletionVectors(spark, snapshot, byPath, cached, mayWriteRows, tableColumns, counts, rowsByFile)
       } else copyOnWrite(spark, snapshot, byPath, cached, tableColumns, counts)
       if (actions.nonEmpty) {
-        txn.commit(actions, Operation(op, params, metrics.toMap))
+        txn.commit(actions, Operation(op, params, metrics.toMap ++ extraMetrics))
       }
       metrics
     } finally if (mayWriteRows) cached.unpersist()
