@@ -100,7 +100,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     val splitReader = if (wholeFiles) None else Some(sparks)
     val offHeap = conf.offHeapColumnVectorEnabled
     (file: PartitionedFile) =>
-      if (file.start == 0 && file.length == file.fileSize) {
+      if (file.start == 0 && (wholeFiles || file.length == file.fileSize)) {
         val counter = new RowIndexCounter(position, offHeap)
         counted(file).asInstanceOf[Iterator[ColumnarBatch]].map(counter.addTo).asInstanceOf[Iterator[InternalRow]]
       } else {
