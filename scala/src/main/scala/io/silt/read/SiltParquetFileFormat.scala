@@ -90,13 +90,12 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     // price of Spark's generator.
     val pushed = filters.filterNot(_.isInstanceOf[IsNotNull])
     val maySkipRows = pushed.nonEmpty && conf.parquetFilterPushDown
-    // Each reader gets its own copy: Spark's sets the read schema in the configuration it is given.
     def sparks = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options,
-      new Configuration(hadoopConf))
+      readerConf(hadoopConf, options))
     if (position < 0 || !batches || maySkipRows) return sparks
     val withoutIndex = StructType(requiredSchema.filterNot(_.name == rowIndexName))
     val counted = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, withoutIndex, Nil, options,
-      new Configuration(hadoopConf))
+      readerConf(hadoopConf, options))
     val splitReader = if (wholeFiles) None else Some(sparks)
     val offHeap = conf.offHeapColumnVectorEnabled
     (file: PartitionedFile) =>
@@ -110,6 +109,19 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
 
   private def rowIndexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
 
+  /**
+   * A reader's own copy of the configuration (Spark's reader sets the read schema in the one it
+   * is given). On the local file system, Parquet's vectored reads only hand every read to another
+   * thread and back (DELETE with DVs 15-20% slower, scans ~5%), so they are off there unless the
+   * user set `parquet.hadoop.vectored.io.enabled`.
+   */
+  private def readerConf(hadoopConf: Configuration, options: Map[String, String]): Configuration = {
+    val conf = new Configuration(hadoopConf)
+    val local = options.get("path").exists(p => new Path(p).getFileSystem(hadoopConf).getUri.getScheme == "file")
+    if (local && conf.get(SiltParquetFileFormat.VectoredReads) == null) conf.setBoolean(SiltParquetFileFormat.VectoredReads, false)
+    conf
+  }
+
   /** A file the log lists but the disk lacks is a typed error naming it, not Spark's generic one. */
   private def namingMissingFiles(read: PartitionedFile => Iterator[InternalRow]): PartitionedFile => Iterator[InternalRow] =
     (file: PartitionedFile) => try read(file) catch {
@@ -122,4 +134,9 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     case _ => false
   }
   override def hashCode(): Int = (getClass, wholeFiles).hashCode()
+}
+
+object SiltParquetFileFormat {
+  /** parquet-hadoop's switch for vectored reads. */
+  val VectoredReads = "parquet.hadoop.vectored.io.enabled"
 }
