@@ -50,11 +50,10 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     val rowIndexPosition = readSchema.fieldNames.indexOf(rowIndexName)
     val readDataSchema = StructType(dataSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
     val usable = filters.filterNot(_.references.contains(DeletedRowMarker.ColumnName))
-    val reader = readerCountingRows(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf)
     val conf = new SerializableConfiguration(hadoopConf)
     val offHeap = spark.sessionState.conf.offHeapColumnVectorEnabled
 
-    namingMissingFiles { (file: PartitionedFile) =>
+    val marking = (file: PartitionedFile) => {
       val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowMarker.DescriptorKey).map { d =>
         val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowMarker.TablePathKey).toString)
         DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value)
@@ -62,17 +61,21 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       val marker = new DeletedRowMarker(deleted, readSchema, rowIndexPosition, keepRowIndex, requiredSchema,
         flagPosition, partitionSchema, offHeap)
       // The reader hands out ColumnarBatches through its Iterator[InternalRow] when vectorized.
-      reader(file).asInstanceOf[Iterator[AnyRef]].map {
+      (read: AnyRef) => read match {
         case batch: ColumnarBatch => marker.markBatch(batch)
         case row: InternalRow => marker.markRow(row)
-      }.asInstanceOf[Iterator[InternalRow]]
+      }
     }
+    namingMissingFiles(readerCountingRows(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf,
+      Some(marking)))
   }
 
   /**
    * Spark's Parquet reader, except that when it returns batches and pushes no filter down, the
    * row index column of files read whole is counted by [[RowIndexCounter]] instead of Spark's
    * generator. Split files, and reads whose pushed filters may skip rows, keep Spark's.
+   * `andThen`: a per-file step applied to each batch or row after that, in the same iterator
+   * (the JIT inlines less of Parquet's decoding under each iterator layer added above it).
    */
   private def readerCountingRows(
       spark: SparkSession,
@@ -81,7 +84,8 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       requiredSchema: StructType,
       filters: Seq[Filter],
       options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+      hadoopConf: Configuration,
+      andThen: Option[PartitionedFile => AnyRef => AnyRef] = None): PartitionedFile => Iterator[InternalRow] = {
     val conf = spark.sessionState.conf
     val position = requiredSchema.fieldNames.indexOf(rowIndexName)
     val batches = conf.parquetVectorizedReaderEnabled && options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
@@ -92,16 +96,20 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     val maySkipRows = pushed.nonEmpty && conf.parquetFilterPushDown
     def sparks = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options,
       readerConf(hadoopConf, options))
-    if (position < 0 || !batches || maySkipRows) return sparks
+    def then(read: PartitionedFile => Iterator[InternalRow]) = andThen.fold(read) { step =>
+      (file: PartitionedFile) => read(file).asInstanceOf[Iterator[AnyRef]].map(step(file)).asInstanceOf[Iterator[InternalRow]]
+    }
+    if (position < 0 || !batches || maySkipRows) return then(sparks)
     val withoutIndex = StructType(requiredSchema.filterNot(_.name == rowIndexName))
     val counted = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, withoutIndex, Nil, options,
       readerConf(hadoopConf, options))
-    val splitReader = if (wholeFiles) None else Some(sparks)
+    val splitReader = if (wholeFiles) None else Some(then(sparks))
     val offHeap = conf.offHeapColumnVectorEnabled
     (file: PartitionedFile) =>
       if (file.start == 0 && (wholeFiles || file.length == file.fileSize)) {
         val counter = new RowIndexCounter(position, offHeap)
-        counted(file).asInstanceOf[Iterator[ColumnarBatch]].map(counter.addTo).asInstanceOf[Iterator[InternalRow]]
+        val step = andThen.map(_(file)).getOrElse((b: AnyRef) => b)
+        counted(file).asInstanceOf[Iterator[ColumnarBatch]].map(b => step(counter.addTo(b))).asInstanceOf[Iterator[InternalRow]]
       } else {
         splitReader.getOrElse(throw new IllegalStateException(s"${file.filePath} was split, though read as whole files"))(file)
       }
