@@ -203,6 +203,11 @@ def test_merge_reads_only_target_files_the_on_condition_allows(spark, tmp_path, 
     metrics = last_metrics(spark, p)["operationMetrics"]
     assert metrics["numTargetFilesAfterSkipping"] == metrics["numTargetFilesBeforeSkipping"]
     assert sum(rows(spark, p).values()) == 601
+    # no target file can match: every source row is inserted
+    spark.sql(f"MERGE INTO silt.`{p}` t USING skip_src s ON t.id = s.id AND t.day = 99 "
+              "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *")
+    assert last_metrics(spark, p)["operationMetrics"]["numTargetFilesAfterSkipping"] == "0"
+    assert sum(rows(spark, p).values()) == 605
 
 
 def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path):

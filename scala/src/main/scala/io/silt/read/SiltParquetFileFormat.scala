@@ -16,10 +16,12 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 
 /**
- * Spark's Parquet format with two additions: writes keep timestamps as INT64 microseconds (not
- * the legacy INT96) so that every Delta reader reads them, and reads fill the deleted-row flag
- * of files with deletion vectors (see [[DeletedRowMarker]]). `wholeFiles`: each file is read by
- * one task, never split (so a task sees all the rows of the files it reads).
+ * Spark's Parquet format with these additions: writes keep timestamps as INT64 microseconds (not
+ * the legacy INT96) so that every Delta reader reads them; reads fill the deleted-row flag of
+ * files with deletion vectors (see [[DeletedRowMarker]]), count the row indexes of files read
+ * whole (see [[RowIndexCounter]]), and skip Parquet's vectored reads on the local file system.
+ * `wholeFiles`: each file is read by one task, never split (so a task sees all the rows of the
+ * files it reads).
  */
 class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFileFormat {
 
@@ -64,6 +66,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       (read: AnyRef) => read match {
         case batch: ColumnarBatch => marker.markBatch(batch)
         case row: InternalRow => marker.markRow(row)
+        case other => throw new IllegalStateException(s"the Parquet reader returned a ${other.getClass.getName}")
       }
     }
     namingMissingFiles(readerCountingRows(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf,
@@ -96,14 +99,14 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     val maySkipRows = pushed.nonEmpty && conf.parquetFilterPushDown
     def sparks = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options,
       readerConf(hadoopConf, options))
-    def then(read: PartitionedFile => Iterator[InternalRow]) = andThen.fold(read) { step =>
+    def withStep(read: PartitionedFile => Iterator[InternalRow]) = andThen.fold(read) { step =>
       (file: PartitionedFile) => read(file).asInstanceOf[Iterator[AnyRef]].map(step(file)).asInstanceOf[Iterator[InternalRow]]
     }
-    if (position < 0 || !batches || maySkipRows) return then(sparks)
+    if (position < 0 || !batches || maySkipRows) return withStep(sparks)
     val withoutIndex = StructType(requiredSchema.filterNot(_.name == rowIndexName))
     val counted = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, withoutIndex, Nil, options,
       readerConf(hadoopConf, options))
-    val splitReader = if (wholeFiles) None else Some(then(sparks))
+    val splitReader = if (wholeFiles) None else Some(withStep(sparks))
     val offHeap = conf.offHeapColumnVectorEnabled
     (file: PartitionedFile) =>
       if (file.start == 0 && (wholeFiles || file.length == file.fileSize)) {
