@@ -1,6 +1,5 @@
 package io.silt.read
 
-import io.silt.dv.DeletedRowMarker
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, EqualTo, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule

@@ -1,7 +1,5 @@
 package io.silt.read
 
-import org.apache.spark.TaskContext
-import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
@@ -15,14 +13,12 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
  */
 final class RowIndexCounter(position: Int, offHeap: Boolean) {
   private var next = 0L
-  private var vector: WritableColumnVector = _
-  private var capacity = 0
+  private val indexes = new ReusableVector(LongType, offHeap)
 
   /** `batch` with the row indexes of its rows inserted at `position`. */
   def addTo(batch: ColumnarBatch): ColumnarBatch = {
     val n = batch.numRows()
-    if (vector == null || capacity < n) allocate(math.max(n, 4096))
-    vector.reset()
+    val vector = indexes.forRows(n)
     val first = next
     var i = 0
     while (i < n) {
@@ -39,12 +35,5 @@ final class RowIndexCounter(position: Int, offHeap: Boolean) {
     val out = new ColumnarBatch(columns)
     out.setNumRows(n)
     out
-  }
-
-  private def allocate(n: Int): Unit = {
-    if (vector != null) vector.close()
-    else Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => vector.close()))
-    vector = if (offHeap) new OffHeapColumnVector(n, LongType) else new OnHeapColumnVector(n, LongType)
-    capacity = n
   }
 }

@@ -1,6 +1,5 @@
 package io.silt.read
 
-import io.silt.dv.DeletedRowMarker
 import io.silt.log.{AddFile, Snapshot}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}

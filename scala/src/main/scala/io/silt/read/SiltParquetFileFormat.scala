@@ -1,6 +1,6 @@
 package io.silt.read
 
-import io.silt.dv.{DeletedRowMarker, DeletionVectorDescriptor, DeletionVectorStore}
+import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore}
 import io.silt.errors.MissingDataFileException
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path

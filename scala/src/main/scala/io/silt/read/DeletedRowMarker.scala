@@ -1,10 +1,9 @@
-package io.silt.dv
+package io.silt.read
 
-import org.apache.spark.TaskContext
+import io.silt.dv.RoaringBitmapArray
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.BoundReference
-import org.apache.spark.sql.execution.vectorized.{OffHeapColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.types.{ByteType, DataType, StructType}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
@@ -40,12 +39,11 @@ final class DeletedRowMarker(
     (fromRead ++ partitionSchema.indices.map(readSchema.length + _)).toArray
   }
 
-  private var flags: WritableColumnVector = _
+  private val flagVector = new ReusableVector(ByteType, offHeap)
 
   def markBatch(batch: ColumnarBatch): ColumnarBatch = {
     val n = batch.numRows()
-    if (flags == null || capacity < n) allocate(math.max(n, 4096))
-    flags.reset()
+    val flags = flagVector.forRows(n)
     flags.putBytes(0, n, 0.toByte)
     val rowIndexes = batch.column(rowIndexPosition)
     if (n > 0 && deleted.isDefined) {
@@ -92,14 +90,6 @@ final class DeletedRowMarker(
   private val lowRows = deleted.flatMap(_.lowRows)
 
   private def isDeleted(rowIndex: Long): Boolean = deleted.exists(_.contains(rowIndex))
-
-  private var capacity = 0
-  private def allocate(n: Int): Unit = {
-    if (flags != null) flags.close()
-    else Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => flags.close()))
-    flags = if (offHeap) new OffHeapColumnVector(n, ByteType) else new OnHeapColumnVector(n, ByteType)
-    capacity = n
-  }
 }
 
 object DeletedRowMarker {
