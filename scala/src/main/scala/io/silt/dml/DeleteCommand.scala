@@ -36,10 +36,10 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
     val useDvs = DeletionVectors.enabled(t.snapshot)
     // With DVs and files Spark would not split anyway, each scan task sees whole files and writes
     // their DVs itself: no shuffle gathers the rows of a file.
-    val index = new SiltFileIndex(spark, t.snapshot, Some(candidates.toIndexedSeq))
-    val unsplit = useDvs && RowDeletion.filesStayWhole(spark, index)
-    val scanSession = if (unsplit) RowDeletion.evenScanSession(spark, index) else spark
-    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(scanSession, candidates, unsplit))
+    val wholeFileSession = if (!useDvs) None
+      else RowDeletion.wholeFileScan(spark, new SiltFileIndex(spark, t.snapshot, Some(candidates.toIndexedSeq)))
+    val unsplit = wholeFileSession.isDefined
+    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), candidates, unsplit))
     // With DVs only matching rows matter, so the condition can filter (and be pushed down).
     val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChanges.Delete))
       else (scan, RowChanges.actionOf(Seq(cond -> RowChanges.Delete), RowChanges.Keep))

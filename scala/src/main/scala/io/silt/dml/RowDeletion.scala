@@ -55,29 +55,26 @@ object RowDeletion {
   }
 
   /**
-   * Whether Spark's scan would read each file of `index` in one piece anyway (none is larger than
-   * the split size Spark chooses for them), so that reading them whole costs no parallelism.
+   * A session to scan the files of `index` with, each file read whole, when Spark's scan would read
+   * each in one piece anyway (none is larger than the split size Spark chooses for them); None
+   * when some file would be split, as reading it whole would cost parallelism.
+   *
+   * The session's split size makes Spark pack the files into a multiple of the cores. Such a scan
+   * only marks rows, so its task count shapes no output; Spark's own packing puts, say, 64 equal
+   * files into 3 tasks, and on 2 cores the third then runs alone. The split size is the smallest
+   * for which Spark's own packing (files by decreasing size, each with its open cost) makes at
+   * most that many tasks.
    */
-  def filesStayWhole(spark: SparkSession, index: SiltFileIndex): Boolean = {
-    val splitSize = FilePartition.maxSplitBytes(spark, index.listFiles(Nil, Nil))
-    index.files.forall(_.size <= splitSize)
-  }
-
-  /**
-   * A session for a scan of files that stay whole (see [[filesStayWhole]]) whose split size makes
-   * Spark pack them into a multiple of the cores. Such a scan only marks rows, so its task count
-   * shapes no output; Spark's own packing puts, say, 64 equal files into 3 tasks, and on 2 cores
-   * the third then runs alone. The split size is the smallest for which Spark's own packing
-   * (files by decreasing size, each with its open cost) makes at most that many tasks.
-   */
-  def evenScanSession(spark: SparkSession, index: SiltFileIndex): SparkSession = {
+  def wholeFileScan(spark: SparkSession, index: SiltFileIndex): Option[SparkSession] = {
     val directories = index.listFiles(Nil, Nil)
+    val sparkSplit = FilePartition.maxSplitBytes(spark, directories)
     val files = directories.flatMap(_.files).map { f =>
       PartitionedFile(InternalRow.empty, SparkPath.fromFileStatus(f.fileStatus), 0, f.getLen, Array.empty, 0, f.getLen)
     }.sortBy(-_.length)
+    if (files.exists(_.length > sparkSplit)) return None
     def tasksFor(splitBytes: Long) = FilePartition.getFilePartitions(spark, files, splitBytes).size
     val cores = math.max(1, spark.sparkContext.defaultParallelism)
-    val tasks = (tasksFor(FilePartition.maxSplitBytes(spark, directories)) + cores - 1) / cores * cores
+    val tasks = (tasksFor(sparkSplit) + cores - 1) / cores * cores
     var (low, high) = (1L, files.iterator.map(_.length + spark.sessionState.conf.filesOpenCostInBytes).sum + 1)
     while (low < high) {
       val mid = low + (high - low) / 2
@@ -85,7 +82,7 @@ object RowDeletion {
     }
     val session = SparkInternals.cloneSession(spark)
     session.conf.set(SQLConf.FILES_MAX_PARTITION_BYTES.key, low)
-    session
+    Some(session)
   }
 
   /** The (path, row index) rows of one task, gathered by file. */
