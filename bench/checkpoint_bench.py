@@ -44,9 +44,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
+from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
 from machine_load import Accounting  # noqa: E402
-from common import environment  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "checkpoint"
 TARGET_OPEN = 1.5

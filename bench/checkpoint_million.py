@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, bench_session, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
-from common import environment  # noqa: E402
+from common import SCRATCH_DIR, bench_session, environment, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "checkpoint_million"
 SCHEMA = {"type": "struct", "fields": [
