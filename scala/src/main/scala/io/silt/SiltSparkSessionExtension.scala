@@ -4,7 +4,6 @@ import io.silt.catalog.ResolveSiltRelations
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
-import io.silt.read.ApplyDeletionVectors
 import io.silt.sql.SiltSqlParser
 import org.apache.spark.sql.SparkSessionExtensions
 
@@ -19,7 +18,6 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectResolutionRule(_ => ResolveDml)
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
-    ext.injectOptimizerRule(_ => ApplyDeletionVectors)
     ext.injectFunction(SiltFunctions.interleaveBits)
     ext.injectFunction(SiltFunctions.rangePartitionId)
   }

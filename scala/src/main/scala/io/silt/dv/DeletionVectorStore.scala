@@ -1,12 +1,13 @@
 package io.silt.dv
 
-import java.io.{DataInputStream, DataOutputStream}
+import java.io.{DataOutputStream, EOFException}
+import java.nio.ByteBuffer
 import java.util.UUID
 import java.util.zip.CRC32
 
 import io.silt.errors.CorruptDeletionVectorException
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{ChecksumFileSystem, Path}
 
 /**
  * Reads and writes deletion vectors. A DV file is version byte 1, then per DV a big-endian
@@ -31,32 +32,44 @@ object DeletionVectorStore {
     bitmap
   }
 
+  /**
+   * Three positioned reads (the version byte, the size, then bitmap and checksum) on the file
+   * system without Hadoop's own checksum files: the DV's CRC-32 already covers the bitmap, and a
+   * scan loads one DV per data file, so opening the `.crc` beside each and checking it twice
+   * doubled the cost of a load. The file's length is asked for only to explain a failure.
+   */
   private def readFromFile(dv: DeletionVectorDescriptor, tablePath: Path, dataFile: String, conf: Configuration): Array[Byte] = {
     def fail(detail: String, cause: Throwable = null) = throw new CorruptDeletionVectorException(dataFile, dv.toString, detail, cause)
     val path = try dv.filePath(tablePath) catch { case e: Exception => fail(s"cannot resolve its file: ${e.getMessage}", e) }
-    val fs = path.getFileSystem(conf)
+    val fs = path.getFileSystem(conf) match {
+      case checksummed: ChecksumFileSystem => checksummed.getRawFileSystem
+      case other => other
+    }
     val in = try fs.open(path) catch {
       case e: java.io.FileNotFoundException => fail(s"its file $path does not exist", e)
     }
-    try {
-      val offset = dv.offset.getOrElse(1)
-      val length = fs.getFileStatus(path).getLen
-      if (offset < 1 || offset.toLong + 8 + dv.sizeInBytes > length) {
-        fail(s"offset $offset and size ${dv.sizeInBytes} reach past the end of $path ($length bytes)")
-      }
-      val version = in.read()
-      if (version != FormatVersion) fail(s"$path has format version $version, not $FormatVersion")
-      in.seek(offset)
-      val data = new DataInputStream(in)
-      val size = data.readInt()
-      if (size != dv.sizeInBytes) fail(s"$path holds $size bytes at offset $offset but the descriptor says ${dv.sizeInBytes}")
-      val bytes = new Array[Byte](size)
-      data.readFully(bytes)
-      val expected = data.readInt()
-      val crc = new CRC32()
-      crc.update(bytes)
-      if (crc.getValue.toInt != expected) fail(f"checksum mismatch in $path at offset $offset: stored $expected%08x, computed ${crc.getValue}%08x")
+    val offset = dv.offset.getOrElse(1)
+    def pastTheEnd() = fail(s"offset $offset and size ${dv.sizeInBytes} reach past the end of $path (${fs.getFileStatus(path).getLen} bytes)")
+    def read(position: Long, length: Int): Array[Byte] = {
+      val bytes = new Array[Byte](length)
+      try in.readFully(position, bytes) catch { case _: EOFException => pastTheEnd() }
       bytes
+    }
+    try {
+      if (offset < 1) pastTheEnd()
+      val version = read(0, 1)(0)
+      if (version != FormatVersion) fail(s"$path has format version $version, not $FormatVersion")
+      val size = ByteBuffer.wrap(read(offset, 4)).getInt
+      if (size != dv.sizeInBytes) {
+        if (offset.toLong + 8 + dv.sizeInBytes > fs.getFileStatus(path).getLen) pastTheEnd()
+        fail(s"$path holds $size bytes at offset $offset but the descriptor says ${dv.sizeInBytes}")
+      }
+      val framed = read(offset + 4L, size + 4)
+      val expected = ByteBuffer.wrap(framed, size, 4).getInt
+      val crc = new CRC32()
+      crc.update(framed, 0, size)
+      if (crc.getValue.toInt != expected) fail(f"checksum mismatch in $path at offset $offset: stored $expected%08x, computed ${crc.getValue}%08x")
+      java.util.Arrays.copyOf(framed, size)
     } catch {
       case e: CorruptDeletionVectorException => throw e
       case e: java.io.IOException => fail(s"cannot read $path: $e", e)

@@ -45,7 +45,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   private def toStatus(a: AddFile): FileStatusWithMetadata = {
     val status = new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
     val metadata: Map[String, Any] = a.deletionVector.map(dv => Map[String, Any](
-      DeletedRowMarker.DescriptorKey -> dv, DeletedRowMarker.TablePathKey -> snapshot.tablePath.toString)).getOrElse(Map.empty)
+      DeletedRowFilter.DescriptorKey -> dv, DeletedRowFilter.TablePathKey -> snapshot.tablePath.toString)).getOrElse(Map.empty)
     FileStatusWithMetadata(status, metadata)
   }
 

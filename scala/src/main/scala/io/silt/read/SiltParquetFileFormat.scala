@@ -17,13 +17,17 @@ import org.apache.spark.util.SerializableConfiguration
 
 /**
  * Spark's Parquet format with these additions: writes keep timestamps as INT64 microseconds (not
- * the legacy INT96) so that every Delta reader reads them; reads fill the deleted-row flag of
- * files with deletion vectors (see [[DeletedRowMarker]]), count the row indexes of files read
- * whole (see [[RowIndexCounter]]), and skip Parquet's vectored reads on the local file system.
+ * the legacy INT96) so that every Delta reader reads them; reads drop the deleted rows of files
+ * with deletion vectors (see [[DeletedRowFilter]]), count the row indexes of files read whole
+ * (see [[RowIndexCounter]]), and skip Parquet's vectored reads on the local file system.
  * `wholeFiles`: each file is read by one task, never split (so a task sees all the rows of the
- * files it reads).
+ * files it reads). `files`: what the driver knows of the files a scan may read, asked when a
+ * reader is built.
  */
-class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFileFormat {
+class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: () => ScanFiles = () => ScanFiles.Unknown)
+    extends ParquetFileFormat {
+
+  @transient private lazy val scanFiles: ScanFiles = Option(files).fold(ScanFiles.Unknown)(_())
 
   override def isSplitable(spark: SparkSession, options: Map[String, String], path: Path): Boolean =
     !wholeFiles && super.isSplitable(spark, options, path)
@@ -34,6 +38,10 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     factory
   }
 
+  /** Batches only of columns whose deleted rows [[BatchCompaction]] can drop; rows otherwise. */
+  override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
+    super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType)))
+
   override def buildReaderWithPartitionValues(
       spark: SparkSession,
       dataSchema: StructType,
@@ -42,43 +50,33 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val flagPosition = requiredSchema.fieldNames.indexOf(DeletedRowMarker.ColumnName)
-    if (flagPosition < 0) {
+    if (!scanFiles.withDeletionVectors) {
       return namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
     }
-    val withoutFlag = StructType(requiredSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
-    val keepRowIndex = withoutFlag.fieldNames.contains(rowIndexName)
-    val readSchema = if (keepRowIndex) withoutFlag else withoutFlag.add(StructField(rowIndexName, LongType, nullable = true))
+    val keepRowIndex = requiredSchema.fieldNames.contains(rowIndexName)
+    val readSchema = if (keepRowIndex) requiredSchema else requiredSchema.add(StructField(rowIndexName, LongType, nullable = true))
     val rowIndexPosition = readSchema.fieldNames.indexOf(rowIndexName)
-    val readDataSchema = StructType(dataSchema.filterNot(_.name == DeletedRowMarker.ColumnName))
-    val usable = filters.filterNot(_.references.contains(DeletedRowMarker.ColumnName))
-    val conf = new SerializableConfiguration(hadoopConf)
-    val offHeap = spark.sessionState.conf.offHeapColumnVectorEnabled
-
-    val marking = (file: PartitionedFile) => {
-      val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowMarker.DescriptorKey).map { d =>
-        val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowMarker.TablePathKey).toString)
-        DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value)
+    // Broadcast, as Spark does for its reader: in the closure, every task would deserialize it.
+    val conf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
+    val filterFor = (file: PartitionedFile) => {
+      val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowFilter.DescriptorKey).map { d =>
+        val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowFilter.TablePathKey).toString)
+        DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value.value)
       }
-      val marker = new DeletedRowMarker(deleted, readSchema, rowIndexPosition, keepRowIndex, requiredSchema,
-        flagPosition, partitionSchema, offHeap)
-      // The reader hands out ColumnarBatches through its Iterator[InternalRow] when vectorized.
-      (read: AnyRef) => read match {
-        case batch: ColumnarBatch => marker.markBatch(batch)
-        case row: InternalRow => marker.markRow(row)
-        case other => throw new IllegalStateException(s"the Parquet reader returned a ${other.getClass.getName}")
-      }
+      new DeletedRowFilter(deleted, readSchema, rowIndexPosition, keepRowIndex, partitionSchema)
     }
-    namingMissingFiles(readerCountingRows(spark, readDataSchema, partitionSchema, readSchema, usable, options, hadoopConf,
-      Some(marking)))
+    namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, readSchema, filters, options, hadoopConf,
+      Some(filterFor)))
   }
 
   /**
    * Spark's Parquet reader, except that when it returns batches and pushes no filter down, the
    * row index column of files read whole is counted by [[RowIndexCounter]] instead of Spark's
-   * generator. Split files, and reads whose pushed filters may skip rows, keep Spark's.
-   * `andThen`: a per-file step applied to each batch or row after that, in the same iterator
-   * (the JIT inlines less of Parquet's decoding under each iterator layer added above it).
+   * generator. Split files, and reads whose pushed filters may skip rows, keep Spark's; the
+   * reader for split files is built only when a file may be split (each build broadcasts the
+   * configuration).
+   * `deletedRows`: the filter of each file's deleted rows, applied in the same iterator (the JIT
+   * inlines less of Parquet's decoding under each iterator layer added above it).
    */
   private def readerCountingRows(
       spark: SparkSession,
@@ -88,7 +86,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration,
-      andThen: Option[PartitionedFile => AnyRef => AnyRef] = None): PartitionedFile => Iterator[InternalRow] = {
+      deletedRows: Option[PartitionedFile => DeletedRowFilter] = None): PartitionedFile => Iterator[InternalRow] = {
     val conf = spark.sessionState.conf
     val position = requiredSchema.fieldNames.indexOf(rowIndexName)
     val batches = conf.parquetVectorizedReaderEnabled && options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
@@ -99,22 +97,38 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
     val maySkipRows = pushed.nonEmpty && conf.parquetFilterPushDown
     def sparks = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, requiredSchema, filters, options,
       readerConf(hadoopConf, options))
-    def withStep(read: PartitionedFile => Iterator[InternalRow]) = andThen.fold(read) { step =>
-      (file: PartitionedFile) => read(file).asInstanceOf[Iterator[AnyRef]].map(step(file)).asInstanceOf[Iterator[InternalRow]]
+    // The reader hands out ColumnarBatches through its Iterator[InternalRow] when it returns batches.
+    def withStep(read: PartitionedFile => Iterator[InternalRow]) = deletedRows.fold(read) { filterFor =>
+      (file: PartitionedFile) => {
+        val filter = filterFor(file)
+        if (!batches) filter.filterRows(read(file))
+        else read(file).asInstanceOf[Iterator[AnyRef]].map {
+          case batch: ColumnarBatch => filter.filterBatch(batch)
+          case other => throw new IllegalStateException(s"the Parquet reader returned a ${other.getClass.getName}, not a batch")
+        }.asInstanceOf[Iterator[InternalRow]]
+      }
     }
     if (position < 0 || !batches || maySkipRows) return withStep(sparks)
     val withoutIndex = StructType(requiredSchema.filterNot(_.name == rowIndexName))
     val counted = super.buildReaderWithPartitionValues(spark, dataSchema, partitionSchema, withoutIndex, Nil, options,
       readerConf(hadoopConf, options))
-    val splitReader = if (wholeFiles) None else Some(withStep(sparks))
+    val whole = wholeFiles
+    val maySplit = !whole && scanFiles.largest > SiltParquetFileFormat.smallestSplit(conf)
+    val splitReader = if (maySplit) Some(withStep(sparks)) else None
     val offHeap = conf.offHeapColumnVectorEnabled
     (file: PartitionedFile) =>
-      if (file.start == 0 && (wholeFiles || file.length == file.fileSize)) {
+      if (whole || (file.start == 0 && file.length == file.fileSize)) {
         val counter = new RowIndexCounter(position, offHeap)
-        val step = andThen.map(_(file)).getOrElse((b: AnyRef) => b)
-        counted(file).asInstanceOf[Iterator[ColumnarBatch]].map(b => step(counter.addTo(b))).asInstanceOf[Iterator[InternalRow]]
+        val batches = counted(file).asInstanceOf[Iterator[ColumnarBatch]]
+        (deletedRows match {
+          case Some(filterFor) =>
+            val filter = filterFor(file)
+            batches.map(b => filter.filterBatch(counter.addTo(b)))
+          case None => batches.map(counter.addTo)
+        }).asInstanceOf[Iterator[InternalRow]]
       } else {
-        splitReader.getOrElse(throw new IllegalStateException(s"${file.filePath} was split, though read as whole files"))(file)
+        splitReader.getOrElse(throw new IllegalStateException(
+          s"${file.filePath} was split, though no file of the scan is larger than Spark's smallest split"))(file)
       }
   }
 
@@ -147,7 +161,24 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false) extends ParquetFile
   override def hashCode(): Int = (getClass, wholeFiles).hashCode()
 }
 
+/**
+ * What a reader is built knowing of the files a scan may read: the size of the largest (a bound
+ * is enough), and whether any carries a deletion vector.
+ */
+final case class ScanFiles(largest: Long, withDeletionVectors: Boolean)
+
+object ScanFiles {
+  /** Assumes the worst: files may be split and may have deletion vectors. */
+  val Unknown: ScanFiles = ScanFiles(Long.MaxValue, withDeletionVectors = true)
+}
+
 object SiltParquetFileFormat {
   /** parquet-hadoop's switch for vectored reads. */
   val VectoredReads = "parquet.hadoop.vectored.io.enabled"
+
+  /**
+   * Spark splits a file only above its split size, min(maxPartitionBytes, max(openCostInBytes,
+   * bytes per core)) (`FilePartition.maxSplitBytes`), which is never below this.
+   */
+  def smallestSplit(conf: SQLConf): Long = math.min(conf.filesMaxPartitionBytes, conf.filesOpenCostInBytes)
 }

@@ -28,7 +28,8 @@ object SiltRelation {
       partitionSchema = metadata.partitionSchema,
       dataSchema = metadata.schema,
       bucketSpec = None,
-      fileFormat = new SiltParquetFileFormat(wholeFiles),
+      fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
+        index.files.exists(_.deletionVector.isDefined))),
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }
