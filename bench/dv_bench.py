@@ -17,10 +17,10 @@ are written from the same deterministic frame: one created with 'delta.enableDel
 (b) the same full scan (count and sums over all four columns, so every Parquet column is read)
     of the DV table after its delete and of "clean": the same rows without DVs in the same 64-file
     layout (the frame without the deleted rows, written as such), alternating, SCAN_REPS (9) times
-    each after a warm-up; ratio: median DV / median clean (target <= 1.1). Report only: the COW
-    table after its delete (its rewrite packs the rows into fewer files), the base table before
-    any delete, and clean's files read by plain Spark with `_metadata.row_index` (the Spark part of
-    a DV scan). All answers must agree.
+    each after WARMUPS (3) rounds of untimed scans of every table (reported); ratio: median DV /
+    median clean (target <= 1.1). Report only: the COW table after its delete (its rewrite packs
+    the rows into fewer files), the base table before any delete, and clean's files read by plain
+    Spark with `_metadata.row_index`. All answers must agree.
 
 One JVM (local[2], driver memory 4g, 8 shuffle partitions); each timed run records its task CPU
 (Spark's executorCpuTime) and what other processes used meanwhile. Writes bench/results/dv.json;
@@ -170,10 +170,16 @@ def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
         clean = SCRATCH / "clean"
         create_table(spark, clean, rows, files, False, where=f"NOT ({PREDICATE})")
         targets = {"dv": last["dv"], "clean": clean, "cow": last["cow"], "base": base["cow"], "rowidx_floor": clean}
-        scan_secs, scan_runs, answers = ({k: [] for k in targets} for _ in range(3))
-        for k, p in targets.items():
-            scan(spark, p, k == "rowidx_floor")  # warm-up (and each path's snapshot loaded once, as a reader would)
+        scan_secs, scan_runs, answers, scan_warmup_secs = ({k: [] for k in targets} for _ in range(4))
         order = list(targets)
+        # Warm-up, as many rounds as for DELETE: with one, the JIT was still compiling the scans' code
+        # (the DV filter among it) during the timed runs. Also loads each path's snapshot once, as a
+        # reader would.
+        for i in range(max(warmups, 1)):
+            for k in (order if i % 2 == 0 else order[::-1]):
+                scan_warmup_secs[k].append(timed(lambda: scan(spark, targets[k], k == "rowidx_floor"))[0])
+        say("  warm-up scans: " + "; ".join(f"{k} " + ", ".join(f"{x:.2f}" for x in v) + " s"
+                                          for k, v in scan_warmup_secs.items()))
         for i in range(scan_reps):
             for k in (order if i % 2 == 0 else order[::-1]):
                 secs, ans, a = acct.run(lambda: scan(spark, targets[k], k == "rowidx_floor"))
@@ -206,7 +212,7 @@ def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
             "scan": {"seconds": scan_secs, "median_seconds": smed, "ratio_dv_over_clean": scan_ratio,
                      "ratio_dv_over_cow": smed["dv"] / smed["cow"], "median_task_cpu_s": scpu,
                      "answers": {k: [list(a) for a in v] for k, v in answers.items()}, "answers_agree": agree,
-                     "runs": scan_runs},
+                     "runs": scan_runs, "warmup_seconds": scan_warmup_secs},
             "tables_after_delete": layout,
             "busy_machine_runs": loaded,
             "targets": {"delete_cow_over_dv": {"target": TARGET_DELETE, "value": delete_ratio,
@@ -256,6 +262,8 @@ def summary_rows(r):
          f"{s['median_seconds']['dv']:.2f} s"),
         ("dv", f"full scan, same rows without DVs ({la['clean']['snapshot_files']} files)", f"{s['median_seconds']['clean']:.2f} s"),
         ("dv", f"scan ratio DV/no-DV (target <= {TARGET_SCAN})", f"{s['ratio_dv_over_clean']:.3f} {ok('scan_dv_over_clean')}"),
+        ("dv", f"  report only: untimed warm-up scans before ({r['warmups']} rounds)",
+         "; ".join(f"{k} {secs(v)} s" for k, v in s["warmup_seconds"].items())),
         ("dv", f"  report only: COW table after its DELETE ({la['cow']['snapshot_files']} files); DV/COW",
          f"{s['median_seconds']['cow']:.2f} s; {s['ratio_dv_over_cow']:.3f}"),
         ("dv", f"  report only: base table before any delete ({la['base']['snapshot_files']} files)",
@@ -280,7 +288,8 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--reps", type=int, default=5, help="timed DELETE repetitions of each mode")
-    ap.add_argument("--warmups", type=int, default=3, help="untimed DELETEs of each mode on full-size copies first")
+    ap.add_argument("--warmups", type=int, default=3,
+                    help="untimed DELETEs of each mode on full-size copies, and rounds of untimed scans, first")
     ap.add_argument("--scan-reps", type=int, default=9, help="full-scan repetitions of each table")
     args = ap.parse_args(argv)
     result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps, args.warmups)

@@ -119,12 +119,12 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
     (file: PartitionedFile) =>
       if (whole || (file.start == 0 && file.length == file.fileSize)) {
         val counter = new RowIndexCounter(position, offHeap)
-        val batches = counted(file).asInstanceOf[Iterator[ColumnarBatch]]
+        val read = counted(file).asInstanceOf[Iterator[ColumnarBatch]]
         (deletedRows match {
           case Some(filterFor) =>
             val filter = filterFor(file)
-            batches.map(b => filter.filterBatch(counter.addTo(b)))
-          case None => batches.map(counter.addTo)
+            read.map(b => filter.filterBatch(counter.addTo(b)))
+          case None => read.map(counter.addTo)
         }).asInstanceOf[Iterator[InternalRow]]
       } else {
         splitReader.getOrElse(throw new IllegalStateException(
