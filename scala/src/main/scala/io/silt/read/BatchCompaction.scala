@@ -1,6 +1,6 @@
 package io.silt.read
 
-import java.lang.reflect.Field
+import java.lang.reflect.{Field, Modifier}
 
 import scala.util.Try
 
@@ -104,6 +104,9 @@ object BatchCompaction {
     }
   }
 
+  /** Whether on-heap vectors are moved by arraycopy (this Spark's vector layout is the one known here). */
+  private[read] def movesOnHeapArrays: Boolean = OnHeapArrays.readable
+
   /** Types whose child vectors hold one entry per row (array and map children hold the elements). */
   private def hasRowChildren(dataType: DataType): Boolean = dataType match {
     case _: StructType | CalendarIntervalType | VariantType => true
@@ -138,17 +141,23 @@ object BatchCompaction {
     }
   }
 
-  /** The private arrays of [[OnHeapColumnVector]], when this Spark version has them under these names. */
+  /**
+   * The private arrays of [[OnHeapColumnVector]], when this Spark version has exactly these (an
+   * array it added would not be moved, so then every vector goes through the public API).
+   */
   private object OnHeapArrays {
+    private val valueNames = Seq("byteData", "shortData", "intData", "longData", "floatData", "doubleData", "arrayLengths", "arrayOffsets")
     private def field(name: String): Option[Field] = Try {
       val f = classOf[OnHeapColumnVector].getDeclaredField(name)
       f.setAccessible(true)
       f
     }.toOption
+    private val arrayFieldNames = classOf[OnHeapColumnVector].getDeclaredFields.toSeq
+      .filter(f => f.getType.isArray && !Modifier.isStatic(f.getModifiers)).map(_.getName).toSet
     private val nullsField = field("nulls")
-    private val valueFields =
-      Seq("byteData", "shortData", "intData", "longData", "floatData", "doubleData", "arrayLengths", "arrayOffsets").map(field)
-    val readable: Boolean = nullsField.isDefined && valueFields.forall(_.isDefined)
+    private val valueFields = valueNames.map(field)
+    val readable: Boolean =
+      nullsField.isDefined && valueFields.forall(_.isDefined) && arrayFieldNames == (valueNames :+ "nulls").toSet
     private val valueArray = valueFields.flatten.toArray
 
     def nulls(w: OnHeapColumnVector): AnyRef = nullsField.get.get(w)

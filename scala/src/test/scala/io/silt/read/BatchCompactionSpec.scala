@@ -119,6 +119,10 @@ class BatchCompactionSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
   }
 
+  test("on-heap vectors have the arrays the fast path moves (else it would fall back to the slower API)") {
+    assert(BatchCompaction.movesOnHeapArrays)
+  }
+
   test("only types whose rows can be moved are read as batches from files with deletion vectors") {
     assert(columns.forall(c => BatchCompaction.supports(c._2)))
     assert(BatchCompaction.supports(MapType(StringType, Point)) && BatchCompaction.supports(VariantType))
