@@ -24,101 +24,107 @@ object BatchCompaction {
    */
   def removeRows(batch: ColumnarBatch, removed: Array[Int], count: Int): Unit = {
     if (count == 0) return
-    val n = batch.numRows()
+    val runs = new KeptRuns(batch.numRows(), removed, count)
     var c = 0
     while (c < batch.numCols()) {
-      compact(batch.column(c), n, removed, count)
+      compact(batch.column(c), runs)
       c += 1
     }
-    batch.setNumRows(n - count)
-  }
-
-  private def compact(column: ColumnVector, n: Int, removed: Array[Int], count: Int): Unit = column match {
-    case _: ConstantColumnVector =>
-    case w: WritableColumnVector if w.isAllNull =>
-    case w: WritableColumnVector => compactWritable(w, n, removed, count)
-    case other => throw new IllegalStateException(
-      s"cannot drop deleted rows from a ${other.getClass.getName} column of type ${other.dataType.simpleString}")
+    batch.setNumRows(batch.numRows() - count)
   }
 
   /** Whether columns of this type can be compacted (scans of other types read rows, not batches). */
-  def supports(dataType: DataType): Boolean = dataType match {
-    case BooleanType | ByteType | ShortType | IntegerType | DateType | _: YearMonthIntervalType | LongType | TimestampType |
-         TimestampNTZType | _: DayTimeIntervalType | FloatType | DoubleType | _: DecimalType | _: StringType | BinaryType |
-         CalendarIntervalType | VariantType | NullType => true
-    case _: ArrayType | _: MapType => true // the elements stay where they are
-    case s: StructType => s.fields.forall(f => supports(f.dataType))
-    case _ => false
-  }
-
-  private def compactWritable(w: WritableColumnVector, n: Int, removed: Array[Int], count: Int): Unit = w match {
-    case onHeap: OnHeapColumnVector if OnHeapArrays.readable => compactOnHeap(onHeap, n, removed, count)
-    case _ => compactThroughApi(w, n, removed, count)
-  }
-
-  /**
-   * On-heap vectors keep each kind of value in an array of their own, which moves in one
-   * System.arraycopy per run of kept rows: a third of the memory traffic of copying a run out
-   * through the public API (a new array) and back.
-   */
-  private def compactOnHeap(w: OnHeapColumnVector, n: Int, removed: Array[Int], count: Int): Unit = {
-    def moveArray(array: AnyRef): Unit = if (array != null) segments(n, removed, count)((from, to, length) =>
-      System.arraycopy(array, from, array, to, length))
-    if (w.hasNull) moveArray(OnHeapArrays.nulls(w))
-    if (w.hasDictionary) compactWritable(w.getDictionaryIds, n, removed, count)
-    else if (hasRowChildren(w.dataType)) compactChildren(w, n, removed, count)
-    else OnHeapArrays.values(w).foreach(moveArray) // only the arrays the type uses are allocated
-  }
-
-  /** Off-heap vectors, or on-heap ones if a Spark version renamed their arrays. */
-  private def compactThroughApi(w: WritableColumnVector, n: Int, removed: Array[Int], count: Int): Unit = {
-    if (w.hasNull) segments(n, removed, count) { (from, to, length) =>
-      var i = 0
-      while (i < length) {
-        if (w.isNullAt(from + i)) w.putNull(to + i) else w.putNotNull(to + i)
-        i += 1
-      }
-    }
-    def each(move: Move): Unit = segments(n, removed, count)(move)
-    if (w.hasDictionary) compactWritable(w.getDictionaryIds, n, removed, count)
-    else if (hasRowChildren(w.dataType)) compactChildren(w, n, removed, count)
-    else w.dataType match {
-      case BooleanType | ByteType => each((from, to, length) => w.putBytes(to, length, w.getBytes(from, length), 0))
-      case ShortType => each((from, to, length) => w.putShorts(to, length, w.getShorts(from, length), 0))
-      case IntegerType | DateType | _: YearMonthIntervalType => each((from, to, length) => w.putInts(to, length, w.getInts(from, length), 0))
-      case d: DecimalType if DecimalType.is32BitDecimalType(d) => each((from, to, length) => w.putInts(to, length, w.getInts(from, length), 0))
-      case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType =>
-        each((from, to, length) => w.putLongs(to, length, w.getLongs(from, length), 0))
-      case d: DecimalType if DecimalType.is64BitDecimalType(d) => each((from, to, length) => w.putLongs(to, length, w.getLongs(from, length), 0))
-      case FloatType => each((from, to, length) => w.putFloats(to, length, w.getFloats(from, length), 0))
-      case DoubleType => each((from, to, length) => w.putDoubles(to, length, w.getDoubles(from, length), 0))
-      // Variable-length values: each row points into a child vector, which stays as it is.
-      case _: StringType | BinaryType | _: DecimalType | _: ArrayType | _: MapType => each { (from, to, length) =>
-        var i = 0
-        while (i < length) {
-          w.putArray(to + i, w.getArrayOffset(from + i), w.getArrayLength(from + i))
-          i += 1
-        }
-      }
-      case other => throw new IllegalStateException(s"cannot drop deleted rows from a column of type ${other.simpleString}")
-    }
-  }
+  def supports(dataType: DataType): Boolean = layout(dataType).isDefined
 
   /** Whether on-heap vectors are moved by arraycopy (this Spark's vector layout is the one known here). */
   private[read] def movesOnHeapArrays: Boolean = OnHeapArrays.readable
 
-  /** Types whose child vectors hold one entry per row (array and map children hold the elements). */
-  private def hasRowChildren(dataType: DataType): Boolean = dataType match {
-    case _: StructType | CalendarIntervalType | VariantType => true
-    case _ => false
+  /** How a writable vector of a type keeps its rows' values. */
+  private sealed trait Layout
+  private case object Bytes extends Layout
+  private case object Shorts extends Layout
+  private case object Ints extends Layout
+  private case object Longs extends Layout
+  private case object Floats extends Layout
+  private case object Doubles extends Layout
+  /** Variable-length values: each row points into a child vector, which stays as it is. */
+  private case object Offsets extends Layout
+  /** One entry per row in each child vector. */
+  private case object RowChildren extends Layout
+  private case object NoValues extends Layout
+
+  private def layout(dataType: DataType): Option[Layout] = dataType match {
+    case BooleanType | ByteType => Some(Bytes)
+    case ShortType => Some(Shorts)
+    case IntegerType | DateType | _: YearMonthIntervalType => Some(Ints)
+    case d: DecimalType if DecimalType.is32BitDecimalType(d) => Some(Ints)
+    case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => Some(Longs)
+    case d: DecimalType if DecimalType.is64BitDecimalType(d) => Some(Longs)
+    case FloatType => Some(Floats)
+    case DoubleType => Some(Doubles)
+    case _: StringType | BinaryType | _: DecimalType | _: ArrayType | _: MapType => Some(Offsets)
+    case s: StructType => if (s.fields.forall(f => supports(f.dataType))) Some(RowChildren) else None
+    case CalendarIntervalType | VariantType => Some(RowChildren)
+    case NullType => Some(NoValues)
+    case _ => None
   }
 
-  private def compactChildren(w: WritableColumnVector, n: Int, removed: Array[Int], count: Int): Unit = {
-    var c = 0
-    while (c < w.getNumChildren) {
-      compact(w.getChild(c), n, removed, count)
-      c += 1
+  private def compact(column: ColumnVector, runs: KeptRuns): Unit = column match {
+    case _: ConstantColumnVector =>
+    case w: WritableColumnVector if w.isAllNull =>
+    case w: WritableColumnVector => compactWritable(w, runs)
+    case other => throw new IllegalStateException(
+      s"cannot drop deleted rows from a ${other.getClass.getName} column of type ${other.dataType.simpleString}")
+  }
+
+  /**
+   * On-heap vectors (of the layout known here) keep each kind of value in an array of their own,
+   * which moves in one System.arraycopy per run of kept rows: a third of the memory traffic of
+   * copying a run out through the public API (a new array) and back. Off-heap vectors go through
+   * that API.
+   */
+  private def compactWritable(w: WritableColumnVector, runs: KeptRuns): Unit = {
+    val onHeap = w.isInstanceOf[OnHeapColumnVector] && OnHeapArrays.readable
+    if (w.hasNull) {
+      if (onHeap) OnHeapArrays.moveNulls(w.asInstanceOf[OnHeapColumnVector], runs)
+      else runs.foreach { (from, to, length) =>
+        var i = 0
+        while (i < length) {
+          if (w.isNullAt(from + i)) w.putNull(to + i) else w.putNotNull(to + i)
+          i += 1
+        }
+      }
     }
+    if (w.hasDictionary) compactWritable(w.getDictionaryIds, runs)
+    else layout(w.dataType) match {
+      case Some(RowChildren) =>
+        var c = 0
+        while (c < w.getNumChildren) {
+          compact(w.getChild(c), runs)
+          c += 1
+        }
+      case Some(NoValues) =>
+      case Some(_) if onHeap => OnHeapArrays.moveValues(w.asInstanceOf[OnHeapColumnVector], runs)
+      case Some(values) => moveThroughApi(w, values, runs)
+      case None => throw new IllegalStateException(s"cannot drop deleted rows from a column of type ${w.dataType.simpleString}")
+    }
+  }
+
+  private def moveThroughApi(w: WritableColumnVector, values: Layout, runs: KeptRuns): Unit = values match {
+    case Bytes => runs.foreach((from, to, length) => w.putBytes(to, length, w.getBytes(from, length), 0))
+    case Shorts => runs.foreach((from, to, length) => w.putShorts(to, length, w.getShorts(from, length), 0))
+    case Ints => runs.foreach((from, to, length) => w.putInts(to, length, w.getInts(from, length), 0))
+    case Longs => runs.foreach((from, to, length) => w.putLongs(to, length, w.getLongs(from, length), 0))
+    case Floats => runs.foreach((from, to, length) => w.putFloats(to, length, w.getFloats(from, length), 0))
+    case Doubles => runs.foreach((from, to, length) => w.putDoubles(to, length, w.getDoubles(from, length), 0))
+    case Offsets => runs.foreach { (from, to, length) =>
+      var i = 0
+      while (i < length) {
+        w.putArray(to + i, w.getArrayOffset(from + i), w.getArrayLength(from + i))
+        i += 1
+      }
+    }
+    case RowChildren | NoValues => throw new IllegalArgumentException(s"$values has no values of its own")
   }
 
   /** Moves `length` rows from `from` to `to` (a SAM with primitive parameters: Function3 would box them). */
@@ -126,18 +132,20 @@ object BatchCompaction {
     def apply(from: Int, to: Int, length: Int): Unit
   }
 
-  /** Calls `move(from, to, length)` for each run of kept rows after the first removed one, in order. */
-  private def segments(n: Int, removed: Array[Int], count: Int)(move: Move): Unit = {
-    var to = removed(0)
-    var k = 0
-    while (k < count) {
-      val from = removed(k) + 1
-      val end = if (k + 1 < count) removed(k + 1) else n
-      if (end > from) {
-        move(from, to, end - from)
-        to += end - from
+  /** The runs of kept rows of an `n`-row batch after its first removed row, each with where it moves to. */
+  private final class KeptRuns(n: Int, removed: Array[Int], count: Int) {
+    def foreach(move: Move): Unit = {
+      var to = removed(0)
+      var k = 0
+      while (k < count) {
+        val from = removed(k) + 1
+        val end = if (k + 1 < count) removed(k + 1) else n
+        if (end > from) {
+          move(from, to, end - from)
+          to += end - from
+        }
+        k += 1
       }
-      k += 1
     }
   }
 
@@ -160,7 +168,18 @@ object BatchCompaction {
       nullsField.isDefined && valueFields.forall(_.isDefined) && arrayFieldNames == (valueNames :+ "nulls").toSet
     private val valueArray = valueFields.flatten.toArray
 
-    def nulls(w: OnHeapColumnVector): AnyRef = nullsField.get.get(w)
-    def values(w: OnHeapColumnVector): Array[AnyRef] = valueArray.map(_.get(w))
+    def moveNulls(w: OnHeapColumnVector, runs: KeptRuns): Unit = move(nullsField.get.get(w), runs)
+
+    /** Only the arrays the vector's type uses are allocated; the others are null. */
+    def moveValues(w: OnHeapColumnVector, runs: KeptRuns): Unit = {
+      var f = 0
+      while (f < valueArray.length) {
+        move(valueArray(f).get(w), runs)
+        f += 1
+      }
+    }
+
+    private def move(array: AnyRef, runs: KeptRuns): Unit =
+      if (array != null) runs.foreach((from, to, length) => System.arraycopy(array, from, array, to, length))
   }
 }
