@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
+from common import SCRATCH_DIR, alternating, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
 from machine_load import Accounting  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "checkpoint"
@@ -163,7 +163,7 @@ def bench_open(spark, acct, tables, reps):
             seconds[name][kind].append(timed(lambda: ops[name](p))[0])
 
     for i in range(reps):
-        order = [(name, kind, fresh(kind)) for name in ops for kind in (kinds if i % 2 == 0 else kinds[::-1])]
+        order = [(name, kind, fresh(kind)) for name in ops for kind in alternating(kinds, i)]
         runs.append(acct.run(lambda: one_rep(order))[2])
         rm(SCRATCH / "open")
         say(f"  open rep {i}: " + ", ".join(f"{n} " + "/".join(f"{seconds[n][k][-1] * 1000:.0f}" for k in kinds) + " ms"

@@ -62,6 +62,12 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
+def alternating(items, i):
+    """`items` in order in even rounds and reversed in odd ones, so that no side always goes first."""
+    items = list(items)
+    return items if i % 2 == 0 else items[::-1]
+
+
 def rm(path):
     shutil.rmtree(path, ignore_errors=True)
 

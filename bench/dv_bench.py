@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, rm, say, timed  # noqa: E402
+from common import SCRATCH_DIR, alternating, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, rm, say, timed  # noqa: E402
 from machine_load import Accounting  # noqa: E402
 
 SCRATCH = SCRATCH_DIR / "dv"
@@ -129,7 +129,7 @@ def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
         # Warm-up: each mode's DELETE on full-size copies (JIT compilation, class loading).
         warmup_secs = {m: [] for m in MODES}
         for i in range(warmups):
-            for mode in (MODES if i % 2 == 0 else MODES[::-1]):
+            for mode in alternating(MODES, i):
                 path = SCRATCH / f"warm-{mode}-{i}"
                 shutil.copytree(base[mode], path)
                 warmup_secs[mode].append(timed(lambda: delete(spark, path))[0])
@@ -141,7 +141,7 @@ def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
         seconds, runs, deleted, commits = ({m: [] for m in MODES} for _ in range(4))
         last = {}
         for i in range(reps):
-            for mode in (MODES if i % 2 == 0 else MODES[::-1]):
+            for mode in alternating(MODES, i):
                 path = SCRATCH / f"{mode}-{i}"
                 shutil.copytree(base[mode], path)
                 secs, n, a = acct.run(lambda: delete(spark, path))
@@ -176,12 +176,12 @@ def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
         # (the DV filter among it) during the timed runs. Also loads each path's snapshot once, as a
         # reader would.
         for i in range(max(warmups, 1)):
-            for k in (order if i % 2 == 0 else order[::-1]):
+            for k in alternating(order, i):
                 scan_warmup_secs[k].append(timed(lambda: scan(spark, targets[k], k == "rowidx_floor"))[0])
         say("  warm-up scans: " + "; ".join(f"{k} " + ", ".join(f"{x:.2f}" for x in v) + " s"
                                           for k, v in scan_warmup_secs.items()))
         for i in range(scan_reps):
-            for k in (order if i % 2 == 0 else order[::-1]):
+            for k in alternating(order, i):
                 secs, ans, a = acct.run(lambda: scan(spark, targets[k], k == "rowidx_floor"))
                 scan_secs[k].append(secs)
                 scan_runs[k].append(a)

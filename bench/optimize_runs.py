@@ -11,7 +11,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 INTEROP_DIR = BENCH_DIR.parent / "tests" / "interop"
 sys.path.insert(0, str(BENCH_DIR))
 
-from common import rm, say, timed  # noqa: E402
+from common import alternating, rm, say, timed  # noqa: E402
 from layout_stats import S_DIGITS, S_PREFIX, S_SPAN, _files_from_delta_rs, parquet_footer_files, snapshot_files  # noqa: E402
 from machine_load import LOAD_WARNING, Accounting, _proc_cpu, _system_busy, wait_for_quiet  # noqa: E402
 
@@ -107,7 +107,7 @@ def worker_silt(p):
     while i < reps or (i < reps + p.get("extra_reps", 1) and all(busy(j) for j in range(i))):
         if i >= reps:
             say("  (every pair so far ran on a busy machine: one more pair)")
-        for kind in (("silt", "floor") if i % 2 == 0 else ("floor", "silt")):
+        for kind in alternating(("silt", "floor"), i):
             if kind == "silt":
                 path = scratch / f"silt-{i}"
                 shutil.copytree(inp, path)

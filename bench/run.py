@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # bench/common.py: what the benchmarks share (optimize_bench's worker uses build_spark from here)
-from common import (BENCH_DIR, RESULTS_DIR, SCRATCH_DIR, build_spark, environment, files_scanned,  # noqa: E402,F401
+from common import (BENCH_DIR, RESULTS_DIR, SCRATCH_DIR, alternating, build_spark, environment, files_scanned,  # noqa: E402,F401
                     rm, save_result, table_lines, timed)
 import checkpoint_bench  # noqa: E402
 import checkpoint_million  # noqa: E402
@@ -84,7 +84,7 @@ def bench_write(spark, rows, reps):
         rm(p)
     times = {k: [] for k in writers}
     for i in range(reps):
-        order = list(writers) if i % 2 == 0 else list(reversed(writers))  # alternate who goes first
+        order = alternating(writers, i)  # alternate who goes first
         for kind in order:
             p = base / f"{kind}-{i}"
             secs, _ = timed(lambda: writers[kind](write_frame(spark, rows), p))
@@ -138,7 +138,7 @@ def bench_skipping(spark, rows, reps, files=100):
             run(enabled)  # warm-up
         answers = set()
         for i in range(reps):
-            for enabled in ((True, False) if i % 2 == 0 else (False, True)):
+            for enabled in alternating((True, False), i):
                 secs, ans = run(enabled)
                 answers.add(ans)
                 results[enabled]["seconds"].append(secs)
