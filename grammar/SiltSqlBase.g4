@@ -34,6 +34,9 @@ siltStatement
     | CHECKPOINT table=tableRef                                               #checkpointTable
     | RESTORE TABLE? table=tableRef TO
         (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING) #restoreTable
+    | ALTER TABLE table=tableRef ADD CONSTRAINT name=identifier
+        CHECK '(' condition=predicateToken ')'                                #addConstraint
+    | ALTER TABLE table=tableRef DROP CONSTRAINT (IF EXISTS)? name=identifier #dropConstraint
     ;
 
 zorderSpec
@@ -69,6 +72,7 @@ identifier
 
 nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
+    | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -97,6 +101,13 @@ REORG: 'REORG';
 TABLE: 'TABLE';
 APPLY: 'APPLY';
 PURGE: 'PURGE';
+ALTER: 'ALTER';
+ADD: 'ADD';
+CONSTRAINT: 'CONSTRAINT';
+CHECK: 'CHECK';
+DROP: 'DROP';
+IF: 'IF';
+EXISTS: 'EXISTS';
 
 STRING
     : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from silt.errors import (
     ConcurrentModificationException,
+    ConstraintViolationException,
     CorruptDeletionVectorException,
     CorruptLogException,
     InvalidTableOperationException,
@@ -17,6 +18,7 @@ from silt.errors import (
     NotADeltaTableException,
     SchemaMismatchException,
     SiltException,
+    UnsupportedOptionException,
     UnsupportedTableFeatureException,
     VersionNotFoundException,
 )
@@ -30,6 +32,7 @@ __all__ = [
     "SiltTable",
     "SiltException",
     "ConcurrentModificationException",
+    "ConstraintViolationException",
     "CorruptDeletionVectorException",
     "CorruptLogException",
     "InvalidTableOperationException",
@@ -37,6 +40,7 @@ __all__ = [
     "MissingDataFileException",
     "NotADeltaTableException",
     "SchemaMismatchException",
+    "UnsupportedOptionException",
     "UnsupportedTableFeatureException",
     "VersionNotFoundException",
 ]

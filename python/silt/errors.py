@@ -56,6 +56,14 @@ class MissingDataFileException(SiltException):
     """A data file the table's log lists does not exist; the message names it."""
 
 
+class ConstraintViolationException(SiltException):
+    """A written row violates a NOT NULL or CHECK constraint or a column invariant; nothing was committed."""
+
+
+class UnsupportedOptionException(SiltException):
+    """An option or setting Silt does not implement, or a value it does not accept; the message names it."""
+
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -69,6 +77,8 @@ _BY_NAME = {
         InvalidTableOperationException,
         CorruptDeletionVectorException,
         MissingDataFileException,
+        ConstraintViolationException,
+        UnsupportedOptionException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

@@ -1,6 +1,6 @@
 package io.silt
 
-import io.silt.catalog.ResolveSiltRelations
+import io.silt.catalog.{ResolveDynamicOverwrite, ResolveSiltRelations}
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
@@ -17,6 +17,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectParser((_, delegate) => new SiltSqlParser(delegate))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectResolutionRule(_ => ResolveDml)
+    ext.injectResolutionRule(_ => ResolveDynamicOverwrite)
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
     ext.injectFunction(SiltFunctions.interleaveBits)
     ext.injectFunction(SiltFunctions.rangePartitionId)

@@ -7,9 +7,9 @@ import scala.jdk.CollectionConverters._
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
-import io.silt.write.TableWriter
+import io.silt.write.{TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{SaveMode, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType, CatalogUtils}
@@ -20,9 +20,11 @@ import org.apache.spark.sql.types.{StructField, StructType}
 /**
  * The session catalog with Silt tables: `CREATE TABLE … USING silt` writes the table's first
  * commit and registers it; loading a Silt table (or a path written silt.`/path`) returns a
- * [[SiltTableV2]]. Everything else is delegated to Spark's own session catalog.
+ * [[SiltTableV2]]. CREATE TABLE AS SELECT, REPLACE TABLE and CREATE OR REPLACE TABLE are staged
+ * ([[StagedSiltTable]]) so that each is one commit. Everything else is delegated to Spark's own
+ * session catalog.
  */
-class SiltCatalog extends DelegatingCatalogExtension {
+class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
   private def spark: SparkSession = SparkSession.active
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
@@ -73,14 +75,57 @@ class SiltCatalog extends DelegatingCatalogExtension {
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val props = properties.asScala.toMap
-    if (!props.get(TableCatalog.PROP_PROVIDER).exists(_.equalsIgnoreCase("silt"))) {
-      return super.createTable(ident, columns, partitions, properties)
+    if (!SiltCatalog.isSiltProvider(props)) return super.createTable(ident, columns, partitions, properties)
+    createSiltTable(ident, SiltCatalog.schemaOf(columns), partitions, props)
+  }
+
+  override def stageCreate(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = stage(ident, StagedKind.Create, columns, partitions, properties)
+
+  override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = stage(ident, StagedKind.Replace, columns, partitions, properties)
+
+  override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    stage(ident, StagedKind.CreateOrReplace, columns, partitions, properties)
+
+  private def stage(ident: Identifier, kind: StagedKind, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = {
+    val props = properties.asScala.toMap
+    if (!SiltCatalog.isSiltProvider(props)) {
+      throw new InvalidTableOperationException(s"${kind.operation(withQuery = false)} ${ident.name} with provider " +
+        s"${props.getOrElse(TableCatalog.PROP_PROVIDER, "(none)")} in the Silt catalog: only USING silt tables are " +
+        "created or replaced atomically; drop the table first, then create it")
     }
-    val schema = StructType(columns.toSeq.map { c =>
-      val f = StructField(c.name, c.dataType, c.nullable)
-      Option(c.comment).map(f.withComment).getOrElse(f)
-    })
-    createSiltTable(ident, schema, partitions, props)
+    new StagedSiltTable(this, ident, kind, SiltCatalog.schemaOf(columns), partitions, props)
+  }
+
+  /** Writes a staged CREATE / REPLACE as one commit, then registers or updates the catalog entry. */
+  private[catalog] def commitStaged(t: StagedSiltTable): Unit = {
+    val session = spark
+    val props = t.tableProperties
+    val existing = if (SiltCatalog.isPathIdentifier(t.ident)) None else {
+      val id = SiltCatalog.tableIdentifier(t.ident, session)
+      Some(id).filter(session.sessionState.catalog.tableExists).map(session.sessionState.catalog.getTableMetadata)
+    }
+    existing.foreach { e =>
+      if (!t.kind.mayExist) throw new InvalidTableOperationException(s"table ${e.identifier.unquotedString} already exists")
+      if (!SiltCatalog.isSilt(e)) throw new InvalidTableOperationException(s"table ${e.identifier.unquotedString} " +
+        s"has provider ${e.provider.getOrElse("unknown")}: DROP it before replacing it with a Silt table")
+    }
+    if (existing.isEmpty && t.kind.mustExist && !SiltCatalog.isPathIdentifier(t.ident)) {
+      throw new NoSuchTableException(t.ident)
+    }
+    val location = existing.map(e => new Path(e.location)).getOrElse(locationOf(t.ident, props))
+    if (t.kind.mustExist && !TableLog.forPath(session, location.toString).exists) {
+      throw new io.silt.errors.NotADeltaTableException(location.toString, "REPLACE TABLE needs an existing table")
+    }
+    val options = WriteOptions.fromOptions(session, SaveMode.Overwrite, t.writeOptions, None)
+    val definition = TableDefinition(t.schema, partitionColumnsOf(t.partitioning), tableProperties(props),
+      props.get(TableCatalog.PROP_COMMENT))
+    TableWriter.replace(session, location, definition, t.query, options, t.kind.operation(t.query.isDefined),
+      mayExist = t.kind.mayExist)
+    if (!SiltCatalog.isPathIdentifier(t.ident)) register(t.ident, location, props, existing)
   }
 
   private def createSiltTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
@@ -92,50 +137,89 @@ class SiltCatalog extends DelegatingCatalogExtension {
         props.get(TableCatalog.PROP_COMMENT))
       return SiltTableV2(session, location)
     }
-    val catalog = session.sessionState.catalog
     val tableId = SiltCatalog.tableIdentifier(ident, session)
-    if (catalog.tableExists(tableId)) {
+    if (session.sessionState.catalog.tableExists(tableId)) {
       throw new InvalidTableOperationException(s"table ${tableId.unquotedString} already exists")
     }
-    val partitionColumns = partitionColumnsOf(partitions)
-    val explicitLocation = props.get(TableCatalog.PROP_LOCATION)
-    val location = explicitLocation.map(l => new Path(CatalogUtils.stringToURI(l)))
-      .getOrElse(new Path(catalog.defaultTablePath(tableId)))
-    val tableProps = tableProperties(props)
-    val log = TableLog.forPath(session, location.toString)
-    val tableSchema = log.latestOption() match {
+    val location = locationOf(ident, props)
+    TableLog.forPath(session, location.toString).latestOption() match {
       case Some(existing) =>
         // CREATE TABLE over an existing Silt table: adopt it; a stated schema must agree.
         if (schema.nonEmpty && !sameColumns(schema, existing.metadata.schema)) {
-          throw new SchemaMismatchException(s"the table at $location has schema " +
-            s"${existing.metadata.schema.simpleString}, not ${schema.simpleString}")
+          throw new SchemaMismatchException(s"the location $location already holds a Delta table with schema " +
+            s"${existing.metadata.schema.simpleString}, not ${schema.simpleString}: CREATE TABLE without a schema " +
+            "registers it as it is, CREATE OR REPLACE TABLE replaces it")
         }
-        existing.metadata.schema
       case None =>
         if (schema.isEmpty) {
           throw new SchemaMismatchException(s"CREATE TABLE ${ident.name} USING silt needs a schema: " +
             s"there is no Silt table at $location to take one from")
         }
-        TableWriter.create(session, location, schema, partitionColumns, tableProps, props.get(TableCatalog.PROP_COMMENT))
-        schema
+        TableWriter.create(session, location, schema, partitionColumnsOf(partitions), tableProperties(props),
+          props.get(TableCatalog.PROP_COMMENT))
     }
-    val snapshot = log.latest()
+    register(ident, location, props, None)
+  }
+
+  /** Where a new table goes: its LOCATION, else the warehouse's path for its name. */
+  private def locationOf(ident: Identifier, props: Map[String, String]): Path =
+    if (SiltCatalog.isPathIdentifier(ident)) new Path(ident.name)
+    else props.get(TableCatalog.PROP_LOCATION).map(l => new Path(CatalogUtils.stringToURI(l)))
+      .getOrElse(new Path(spark.sessionState.catalog.defaultTablePath(SiltCatalog.tableIdentifier(ident, spark))))
+
+  /** Creates (or, for a replaced table, updates) the catalog entry of the Silt table at `location`. */
+  private def register(ident: Identifier, location: Path, props: Map[String, String],
+      existing: Option[CatalogTable]): Table = {
+    val session = spark
+    val catalog = session.sessionState.catalog
+    val tableId = SiltCatalog.tableIdentifier(ident, session)
+    val snapshot = TableLog.forPath(session, location.toString).latest()
     val partCols = snapshot.metadata.partitionColumns
+    val tableSchema = snapshot.metadata.schema
     // Spark's catalog wants partition columns last; the log keeps the real column order.
     val catalogSchema = StructType(tableSchema.filterNot(f => partCols.contains(f.name)) ++
       partCols.map(c => tableSchema(c)))
-    val entry = CatalogTable(
-      identifier = tableId.copy(catalog = Some(name())),
-      tableType = if (explicitLocation.isDefined || props.contains(TableCatalog.PROP_EXTERNAL)) CatalogTableType.EXTERNAL
-                  else CatalogTableType.MANAGED,
-      storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
-      schema = catalogSchema,
-      provider = Some("silt"),
-      partitionColumnNames = partCols,
-      properties = tableProps,
-      comment = props.get(TableCatalog.PROP_COMMENT))
-    catalog.createTable(entry, ignoreIfExists = false, validateLocation = false)
+    existing match {
+      case Some(e) =>
+        catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
+          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description))
+      case None =>
+        val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
+        catalog.createTable(CatalogTable(
+          identifier = tableId.copy(catalog = Some(name())),
+          tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
+          storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
+          schema = catalogSchema,
+          provider = Some("silt"),
+          partitionColumnNames = partCols,
+          properties = snapshot.metadata.configuration,
+          comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
+    }
     SiltTableV2(session, location, Some(catalog.getTableMetadata(tableId)))
+  }
+
+  /** DROP TABLE: a managed Silt table's folder goes with it; no cached snapshot of the path outlives it. */
+  override def dropTable(ident: Identifier): Boolean = dropSilt(ident, purge = false)
+
+  override def purgeTable(ident: Identifier): Boolean = dropSilt(ident, purge = true)
+
+  private def dropSilt(ident: Identifier, purge: Boolean): Boolean = {
+    val session = spark
+    val entry = if (SiltCatalog.isPathIdentifier(ident)) None else {
+      val id = SiltCatalog.tableIdentifier(ident, session)
+      Some(id).filter(session.sessionState.catalog.tableExists).map(session.sessionState.catalog.getTableMetadata)
+        .filter(SiltCatalog.isSilt)
+    }
+    val dropped = if (purge) super.purgeTable(ident) else super.dropTable(ident)
+    entry.foreach { e =>
+      val location = new Path(e.location)
+      if (dropped && e.tableType == CatalogTableType.MANAGED) {
+        val fs = location.getFileSystem(session.sessionState.newHadoopConf())
+        if (fs.exists(location)) fs.delete(location, true)
+      }
+      TableLog.forget(session, location.toString)
+    }
+    dropped
   }
 
   private def partitionColumnsOf(partitions: Array[Transform]): Seq[String] = partitions.toSeq.map {
@@ -154,6 +238,14 @@ class SiltCatalog extends DelegatingCatalogExtension {
 }
 
 object SiltCatalog {
+  def isSiltProvider(props: Map[String, String]): Boolean =
+    props.get(TableCatalog.PROP_PROVIDER).exists(_.equalsIgnoreCase("silt"))
+
+  def schemaOf(columns: Array[Column]): StructType = StructType(columns.toSeq.map { c =>
+    val f = StructField(c.name, c.dataType, c.nullable)
+    Option(c.comment).map(f.withComment).getOrElse(f)
+  })
+
   private val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,
     TableCatalog.PROP_COMMENT, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL,
     TableCatalog.PROP_IS_MANAGED_LOCATION, "path")

@@ -6,13 +6,14 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.log.{ActionCodec, TableLog}
-import io.silt.read.{SiltRelation, TimeTravel}
+import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, RelationProvider}
+import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -25,19 +26,22 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
 
   override def shortName(): String = "silt"
 
-  override def createRelation(sqlContext: SQLContext, parameters: Map[String, String]): BaseRelation = {
+  override def createRelation(sqlContext: SQLContext, caseInsensitive: Map[String, String]): BaseRelation = {
     val spark = sqlContext.sparkSession
+    val parameters = SiltDataSource.asGiven(caseInsensitive)
+    ReadOptions.validate(parameters)
     SiltRelation(spark, SiltDataSource.pathOf(parameters), TimeTravel.fromOptions(spark, parameters))
   }
 
-  override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String],
+  override def createRelation(sqlContext: SQLContext, mode: SaveMode, caseInsensitive: Map[String, String],
       data: DataFrame): BaseRelation = {
     val spark = sqlContext.sparkSession
+    val parameters = SiltDataSource.asGiven(caseInsensitive)
     val path = SiltDataSource.pathOf(parameters)
     val partitionBy = parameters.get("__partition_columns").map { json =>
       ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
     }
-    TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(mode, parameters, partitionBy))
+    TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
     SiltRelation(spark, path, TimeTravel.Latest)
   }
 
@@ -54,6 +58,12 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
 }
 
 object SiltDataSource {
+  /** The options with their keys as the user wrote them (Spark hands them over lower-cased), for messages and properties. */
+  def asGiven(options: Map[String, String]): Map[String, String] = options match {
+    case c: CaseInsensitiveMap[String @unchecked] => c.originalMap
+    case other => other
+  }
+
   def pathOf(parameters: Map[String, String]): String =
     parameters.find(_._1.equalsIgnoreCase("path")).map(_._2).getOrElse(
       throw new InvalidTableOperationException("a path is required: use .load(path) or .save(path)"))

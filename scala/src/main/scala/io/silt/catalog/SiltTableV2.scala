@@ -6,10 +6,11 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
+import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -25,7 +26,7 @@ final case class SiltTableV2(
     path: Path,
     catalogTable: Option[CatalogTable] = None,
     timeTravel: TimeTravel = TimeTravel.Latest,
-    tableName: Option[String] = None) extends Table with SupportsWrite {
+    tableName: Option[String] = None) extends Table with SupportsWrite with TruncatableTable {
 
   lazy val log: TableLog = TableLog.forPath(spark, path.toString)
   lazy val snapshot: Snapshot = timeTravel.snapshot(log)
@@ -45,7 +46,16 @@ final case class SiltTableV2(
   }
 
   override def capabilities(): util.Set[TableCapability] =
-    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, TRUNCATE).asJava
+    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC, TRUNCATE).asJava
+
+  /** TRUNCATE TABLE: all rows removed in one commit. */
+  override def truncateTable(): Boolean = {
+    if (timeTravel != TimeTravel.Latest) {
+      throw new io.silt.errors.InvalidTableOperationException(s"cannot truncate ${name()} at an earlier version")
+    }
+    TableWriter.truncate(spark, path)
+    true
+  }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     if (timeTravel != TimeTravel.Latest) {

@@ -4,16 +4,23 @@ import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Literal
-import org.apache.spark.sql.connector.write.{SupportsOverwrite, SupportsTruncate, V1Write, WriteBuilder}
+import org.apache.spark.sql.connector.write.{SupportsDynamicOverwrite, SupportsOverwrite, SupportsTruncate, V1Write, WriteBuilder}
 import org.apache.spark.sql.sources._
 
-/** INSERT INTO / INSERT OVERWRITE on a catalog or path table, through Spark's V1 write fallback. */
+/**
+ * INSERT INTO / INSERT OVERWRITE (static, by filter, or dynamic) on a catalog or path table,
+ * through Spark's V1 write fallback. Spark has already decided between static and dynamic
+ * overwrite (from the statement, the write's options and the session); that choice stands.
+ */
 final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[String, String])
-    extends WriteBuilder with SupportsOverwrite with SupportsTruncate {
+    extends WriteBuilder with SupportsOverwrite with SupportsTruncate with SupportsDynamicOverwrite {
   private var overwrite = false
+  private var dynamic = false
   private var replaceWhere: Option[String] = None
 
   override def truncate(): WriteBuilder = { overwrite = true; replaceWhere = None; this }
+
+  override def overwriteDynamicPartitions(): WriteBuilder = { overwrite = true; dynamic = true; this }
 
   override def overwrite(filters: Array[Filter]): WriteBuilder = {
     overwrite = true
@@ -22,12 +29,16 @@ final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[Strin
     this
   }
 
-  override def build(): V1Write = new V1Write {
-    override def toInsertableRelation: InsertableRelation = new InsertableRelation {
-      override def insert(data: DataFrame, ignored: Boolean): Unit = {
-        val mode = if (overwrite) SaveMode.Overwrite else SaveMode.Append
-        val opts = WriteOptions.fromOptions(mode, options, None).copy(replaceWhere = replaceWhere)
-        TableWriter.write(spark, path, data, opts)
+  override def build(): V1Write = {
+    val mode = if (overwrite) SaveMode.Overwrite else SaveMode.Append
+    // validated now, so that a bad option fails before any data is written
+    val parsed = WriteOptions.fromOptions(spark, mode, options, None)
+    val opts = if (!overwrite) parsed
+      else parsed.copy(replaceWhere = replaceWhere.orElse(parsed.replaceWhere), dynamicPartitionOverwrite = dynamic ||
+        (parsed.dynamicPartitionOverwrite && replaceWhere.isEmpty))
+    new V1Write {
+      override def toInsertableRelation: InsertableRelation = new InsertableRelation {
+        override def insert(data: DataFrame, ignored: Boolean): Unit = TableWriter.write(spark, path, data, opts)
       }
     }
   }

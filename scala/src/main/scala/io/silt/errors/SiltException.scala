@@ -49,3 +49,17 @@ class CorruptDeletionVectorException(val dataFile: String, val dv: String, detai
 class MissingDataFileException(val file: String, cause: Throwable = null)
     extends SiltException(s"data file $file is listed in the table's log but does not exist; it was deleted " +
       "outside Silt or by a VACUUM with too short a retention (RESTORE an older version or remove the file from the log)", cause)
+
+/** A written row violates a NOT NULL or CHECK constraint (or a column invariant); nothing was committed. */
+class ConstraintViolationException(val constraint: String, detail: String)
+    extends SiltException(detail)
+
+/** An option or setting Silt does not implement (or a value it does not accept); names it and what to do. */
+class UnsupportedOptionException(val option: String, detail: String)
+    extends SiltException(detail)
+
+object SiltException {
+  /** The Silt error at the root of a failure (a task's error arrives wrapped in Spark's job failure), if any. */
+  def rootOf(e: Throwable): Option[SiltException] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).collectFirst { case s: SiltException => s }
+}

@@ -186,5 +186,12 @@ object ActionCodec {
     mapper.writeValueAsString(a)
   }
 
+  /** A string map as a JSON object, keys sorted (operation parameters). */
+  def jsonObject(values: Map[String, String]): String = {
+    val o = mapper.createObjectNode()
+    values.toSeq.sortBy(_._1).foreach { case (k, v) => o.put(k, v) }
+    mapper.writeValueAsString(o)
+  }
+
   private def abbreviate(s: String): String = if (s.length > 120) s.take(120) + "…" else s
 }

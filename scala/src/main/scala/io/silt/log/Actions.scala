@@ -88,6 +88,7 @@ final case class CommitInfo(json: JsonNode) extends Action {
   def isBlindAppend: Option[Boolean] = field("isBlindAppend").map(_.asBoolean)
   def isolationLevel: Option[String] = field("isolationLevel").map(_.asText)
   def engineInfo: Option[String] = field("engineInfo").map(_.asText)
+  def userMetadata: Option[String] = field("userMetadata").map(_.asText)
   def userId: Option[String] = field("userId").map(_.asText)
   def userName: Option[String] = field("userName").map(_.asText)
   def operationParameters: Map[String, String] = stringMap("operationParameters")

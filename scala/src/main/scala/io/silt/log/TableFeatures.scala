@@ -16,7 +16,8 @@ object TableFeatures {
 
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
-    Set("appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck", "domainMetadata", "deletionVectors", "v2Checkpoint")
+    Set("appendOnly", "invariants", "checkConstraints", "timestampNtz", "vacuumProtocolCheck", "domainMetadata",
+      "deletionVectors", "v2Checkpoint")
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -51,10 +52,6 @@ object TableFeatures {
       throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
         s"Silt cannot write tables with ${missing.mkString(", ")} yet")
     }
-    if (hasInvariants(m.schema)) {
-      throw new UnsupportedTableFeatureException(tablePath, Seq("table feature 'invariants'"),
-        "the schema carries column invariants, which Silt does not enforce yet")
-    }
   }
 
   /** The protocol a new table with this schema and these properties needs. */
@@ -76,16 +73,25 @@ object TableFeatures {
     if (configuration.get("delta.appendOnly").exists(_.equalsIgnoreCase("true"))) {
       writerFeatures += "appendOnly"
     }
+    if (configuration.keys.exists(_.toLowerCase.startsWith("delta.constraints."))) {
+      writerFeatures += "checkConstraints"
+    }
+    if (anyFieldMetadata(schema, "delta.invariants")) {
+      writerFeatures += "invariants"
+    }
     val r = readerFeatures.result()
     val w = writerFeatures.result()
-    if (r.isEmpty && w.forall(Set("appendOnly", "invariants"))) Protocol(1, 2)
+    // Without reader features, the legacy writer version that implies the features is enough.
+    val legacy = (2 to 3).find(v => w.subsetOf(legacyWriterFeatures(v)))
+    if (r.isEmpty && legacy.isDefined) Protocol(1, legacy.get)
     else Protocol(3, 7, Some(r), Some(w ++ r))
   }
 
   def columnMappingMode(m: Metadata): String =
     m.configuration.getOrElse("delta.columnMapping.mode", "none").toLowerCase
 
-  private def legacyWriterFeatures(version: Int): Set[String] = {
+  /** The features a legacy writer version (below 7) implies. */
+  def legacyWriterFeatures(version: Int): Set[String] = {
     val byVersion = Seq(
       2 -> Set("appendOnly", "invariants"),
       3 -> Set("checkConstraints"),
@@ -103,8 +109,6 @@ object TableFeatures {
     case "identityColumns" => anyFieldMetadata(m.schema, "delta.identity.start")
     case _ => true
   }
-
-  private def hasInvariants(schema: StructType): Boolean = anyFieldMetadata(schema, "delta.invariants")
 
   private def anyFieldMetadata(dt: DataType, key: String): Boolean = dt match {
     case s: StructType => s.fields.exists(f => f.metadata.contains(key) || anyFieldMetadata(f.dataType, key))

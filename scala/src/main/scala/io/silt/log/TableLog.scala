@@ -50,6 +50,9 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
   val logPath: Path = new Path(tablePath, "_delta_log")
   val store: LogStore = new LogStore(hadoopConf)
   @volatile private var cached: Option[Snapshot] = None
+  // The cached version's commit file (length, modification time): a folder deleted and written
+  // again has other files at the same versions, and its cached snapshot must not be used.
+  @volatile private var cachedCommit: Option[(Long, Long)] = None
 
   /**
    * Lists the log from `fromVersion` on (all of it by default). Commit timestamps are made
@@ -118,7 +121,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
 
   /** The cached snapshot's commit and those after it; None when it is gone or too many follow. */
   private def probedTail(s: Snapshot): Option[LogListing] =
-    statOption(FileNames.commitPath(logPath, s.version)).flatMap { first =>
+    Some(statOption(FileNames.commitPath(logPath, s.version))).filter(sameAsCached(s, _)).flatten.flatMap { first =>
       probeCommits(s.version + 1, s.timestamp).map(rest => LogListing(CommitEntry(s.version, first, s.timestamp) +: rest, Nil, s.version))
     }
 
@@ -137,6 +140,13 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
       next = statOption(FileNames.commitPath(logPath, from + found.size))
     }
     if (next.isDefined) None else Some(found.toIndexedSeq)
+  }
+
+  /** Whether `st` is still the commit file the cached snapshot `s` was read from; the cache is dropped if not. */
+  private def sameAsCached(s: Snapshot, st: Option[FileStatus]): Boolean = synchronized {
+    val same = cached.exists(_ eq s) && st.exists(f => cachedCommit.contains((f.getLen, f.getModificationTime)))
+    if (!same && cached.exists(_ eq s)) { cached = None; cachedCommit = None }
+    same
   }
 
   private def statOption(path: Path): Option[FileStatus] =
@@ -204,7 +214,7 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, timestamp,
       () => fileState(version, start, commits, skip))
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
-    if (useCache) remember(snapshot) else snapshot
+    if (useCache) remember(snapshot, l.commit(version).map(_.file)) else snapshot
   }
 
   /**
@@ -233,10 +243,17 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     }
   }
 
-  private def remember(snapshot: Snapshot): Snapshot = synchronized {
-    if (cached.forall(_.version < snapshot.version)) cached = Some(snapshot)
+  /** Caches `snapshot` when it is newer than the cached one and its commit file is known (`commit`). */
+  private def remember(snapshot: Snapshot, commit: Option[FileStatus]): Snapshot = synchronized {
+    if (commit.isDefined && cached.forall(_.version < snapshot.version)) {
+      cached = Some(snapshot)
+      cachedCommit = commit.map(st => (st.getLen, st.getModificationTime))
+    }
     snapshot
   }
+
+  /** Forgets the cached snapshot (the table's folder was dropped or replaced outside the log). */
+  def forgetCached(): Unit = synchronized { cached = None; cachedCommit = None }
 
   /**
    * The snapshot after a commit this JVM just wrote at `version` with `actions`: applied to
@@ -247,8 +264,9 @@ final class TableLog private (val tablePath: Path, val hadoopConf: Configuration
     val replay = new LogReplay(tablePath)
     base.foreach(replay.seed)
     replay.append(actions)
-    val fileTime = store.fs(logPath).getFileStatus(FileNames.commitPath(logPath, version)).getModificationTime
-    remember(replay.toSnapshot(version, math.max(fileTime, base.map(_.timestamp + 1).getOrElse(Long.MinValue))))
+    val file = store.fs(logPath).getFileStatus(FileNames.commitPath(logPath, version))
+    remember(replay.toSnapshot(version, math.max(file.getModificationTime, base.map(_.timestamp + 1).getOrElse(Long.MinValue))),
+      Some(file))
   }
 
   /**
@@ -298,6 +316,13 @@ object TableLog {
   /** The log of the table at `path`, shared by all users of that path in this JVM. */
   def forPath(spark: SparkSession, path: String): TableLog =
     forPath(new Path(path), spark.sessionState.newHadoopConf())
+
+  /** Drops the cached snapshot of the table at `path` (after DROP TABLE deleted or forgot its folder). */
+  def forget(spark: SparkSession, path: String): Unit = {
+    val p = new Path(path)
+    logs.computeIfPresent(p.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(p).toString,
+      (_, log) => { log.forgetCached(); log })
+  }
 
   def forPath(path: Path, hadoopConf: Configuration): TableLog = {
     val fs = path.getFileSystem(hadoopConf)

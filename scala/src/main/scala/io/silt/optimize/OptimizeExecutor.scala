@@ -107,7 +107,8 @@ object OptimizeExecutor {
         settings.addNoise, sortColumns = partitionColumns)
       (clustered.data, clustered.numCubes)
     }
-    val added = DataFileWriter.write(spark, snapshot.tablePath, data, snapshot.metadata).map(_.copy(dataChange = false))
+    val added = DataFileWriter.write(spark, snapshot.tablePath, data, snapshot.metadata,
+      enforceConstraints = false).map(_.copy(dataChange = false))
     (added, cubes)
   }
 

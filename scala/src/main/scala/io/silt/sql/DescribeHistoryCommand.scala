@@ -29,6 +29,7 @@ final case class DescribeHistoryCommand(table: TableRef, limit: Option[Int]) ext
         info.flatMap(_.isolationLevel).orNull,
         info.flatMap(_.isBlindAppend).map(Boolean.box).orNull,
         info.map(_.operationMetrics).orNull,
+        info.flatMap(_.userMetadata).orNull,
         info.flatMap(_.engineInfo).orNull)
     }
   }
@@ -46,5 +47,6 @@ object DescribeHistoryCommand {
     StructField("isolationLevel", StringType),
     StructField("isBlindAppend", BooleanType),
     StructField("operationMetrics", MapType(StringType, StringType)),
+    StructField("userMetadata", StringType),
     StructField("engineInfo", StringType)))
 }

@@ -49,6 +49,13 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     OptimizeCommand(tableRef(ctx.table), predicate, columns)
   }
 
+  override def visitAddConstraint(ctx: P.AddConstraintContext): LogicalPlan =
+    AddConstraintCommand(tableRef(ctx.table), SiltSqlAstBuilder.identifier(ctx.name.getText),
+      predicateText(ctx.condition).get)
+
+  override def visitDropConstraint(ctx: P.DropConstraintContext): LogicalPlan =
+    DropConstraintCommand(tableRef(ctx.table), SiltSqlAstBuilder.identifier(ctx.name.getText), ctx.EXISTS != null)
+
   private def tableRef(ctx: P.TableRefContext): TableRef =
     if (ctx.path != null) TableRef.ByPath(SiltSqlAstBuilder.unquote(ctx.path.getText))
     else TableRef.ByName(ctx.qualifiedName().identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)

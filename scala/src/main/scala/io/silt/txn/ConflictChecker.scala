@@ -33,6 +33,10 @@ final class ConflictChecker(
     if (removedOurs.nonEmpty) fail(s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
     val removedRead = if (readSet.wholeTable) removed else removed.intersect(readSet.files)
     if (removedRead.nonEmpty) fail(s"removed files this transaction read: ${removedRead.take(3).mkString(", ")}")
+    if (readSet.partitionValues.nonEmpty) {
+      val added = winning.collect { case a: AddFile if a.dataChange && readSet.partitionValues(ReadSet.partitionKey(a.partitionValues)) => a.path }
+      if (added.nonEmpty) fail(s"added files in partitions this transaction replaces: ${added.take(3).mkString(", ")}")
+    }
     if (readSet.partitionPredicates.nonEmpty && readSet.wholeTable == false) {
       val matches = PartitionPruning.matcher(readSet.partitionPredicates,
         readSnapshot.metadata.partitionSchema, timeZone)

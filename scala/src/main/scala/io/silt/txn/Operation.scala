@@ -4,4 +4,5 @@ package io.silt.txn
 final case class Operation(
     name: String,
     parameters: Map[String, String] = Map.empty,
-    metrics: Map[String, Long] = Map.empty)
+    metrics: Map[String, Long] = Map.empty,
+    userMetadata: Option[String] = None)

@@ -30,6 +30,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     throw new IllegalStateException(s"table ${log.tablePath} has no protocol yet"))
 
   def updateMetadata(m: Metadata): Unit = newMetadata = Some(m)
+  /** Whether this transaction changes the table's metadata or protocol. */
+  def metadataChanged: Boolean = newMetadata.isDefined || newProtocol.isDefined
   def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
 
   /** The live files in partitions matching `partitionPredicates`, recorded as read. */
@@ -43,6 +45,13 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val matches = PartitionPruning.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
       files.filter(matches)
     }
+  }
+
+  /** The live files of exactly these partitions (by value), recorded as read: what a dynamic overwrite replaces. */
+  def filesInPartitionValues(partitions: Set[Map[String, String]]): Seq[AddFile] = {
+    val keys = partitions.map(ReadSet.partitionKey)
+    readSet = readSet.copy(partitionValues = readSet.partitionValues ++ keys)
+    readSnapshot.map(_.files).getOrElse(IndexedSeq.empty).filter(a => keys(ReadSet.partitionKey(a.partitionValues)))
   }
 
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
@@ -108,6 +117,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     o.put("isBlindAppend", isBlindAppend)
     val metrics = o.putObject("operationMetrics")
     op.metrics.toSeq.sortBy(_._1).foreach { case (k, v) => metrics.put(k, v.toString) }
+    op.userMetadata.orElse(spark.conf.getOption(OptimisticTransaction.UserMetadataKey)).foreach(o.put("userMetadata", _))
     o.put("engineInfo", s"Silt/${SiltVersion.Version} Apache-Spark/${spark.version}")
     o.put("txnId", UUID.randomUUID().toString)
     o
@@ -115,6 +125,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
 }
 
 object OptimisticTransaction {
+  /** The userMetadata of every commit of the session, unless an operation brings its own. */
+  val UserMetadataKey = "spark.silt.commitInfo.userMetadata"
+
   /** Starts a transaction on the latest version of the table at `log` (which may not exist yet). */
   def start(spark: SparkSession, log: TableLog): OptimisticTransaction =
     new OptimisticTransaction(log, log.latestOption(), spark)

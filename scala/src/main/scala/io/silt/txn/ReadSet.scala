@@ -5,13 +5,20 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 /**
  * What a transaction read, so that conflict detection can tell whether a concurrent commit
  * would have changed it. `partitionPredicates` select the partitions read; an empty read set is
- * a blind append.
+ * a blind append. `partitionValues`: whole partitions read by their exact values (a dynamic
+ * partition overwrite), keys lower-cased.
  */
 final case class ReadSet(
     wholeTable: Boolean = false,
     partitionPredicates: Seq[Expression] = Nil,
-    files: Set[String] = Set.empty) {
+    files: Set[String] = Set.empty,
+    partitionValues: Set[Map[String, String]] = Set.empty) {
 
-  def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty
+  def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty
 
+}
+
+object ReadSet {
+  /** Partition values keyed by lower-cased column name, as partitions are compared. */
+  def partitionKey(values: Map[String, String]): Map[String, String] = values.map { case (k, v) => k.toLowerCase -> v }
 }

@@ -2,6 +2,9 @@ package io.silt.write
 
 import java.util.UUID
 
+import scala.util.control.NonFatal
+
+import io.silt.errors.SiltException
 import io.silt.log.{AddFile, Metadata, TablePaths}
 import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
@@ -18,9 +21,16 @@ import org.apache.spark.sql.types.StructType
  */
 object DataFileWriter {
 
-  def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata): Seq[AddFile] = {
+  /**
+   * `options`: Spark file-writer options (maxRecordsPerFile, compression); `enforceConstraints`:
+   * check the table's NOT NULL, CHECK and invariant rules on every row (a rewrite of rows already
+   * in the table, such as OPTIMIZE, need not).
+   */
+  def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
+      options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true): Seq[AddFile] = {
     val session = spark.asInstanceOf[ClassicSession]
-    val qe = data.queryExecution
+    val checked = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
+    val qe = checked.queryExecution
     val output = qe.analyzed.output
     val partitionAttrs = metadata.partitionColumns.map { c =>
       output.find(_.name.equalsIgnoreCase(c)).getOrElse(
@@ -32,7 +42,7 @@ object DataFileWriter {
     val statsTracker = new StatsJobTracker(StatsColumn.forTable(dataSchema, metadata.configuration).toIndexedSeq)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, tablePath.toString)
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
-    FileFormatWriter.write(
+    try FileFormatWriter.write(
       sparkSession = session,
       plan = qe.executedPlan,
       fileFormat = new SiltParquetFileFormat,
@@ -42,8 +52,11 @@ object DataFileWriter {
       partitionColumns = partitionAttrs,
       bucketSpec = None,
       statsTrackers = Seq(statsTracker),
-      options = Map.empty,
-      numStaticPartitionCols = 0)
+      options = options,
+      numStaticPartitionCols = 0) catch {
+      // a constraint violated in a task: the typed error, not Spark's job failure around it
+      case NonFatal(e) => throw SiltException.rootOf(e).getOrElse(e)
+    }
     committer.writtenFiles.map { f =>
       AddFile(
         path = TablePaths.relativeEncoded(f.relativePath),

@@ -45,6 +45,16 @@ object SchemaEvolution {
 
   private def isNumericOrDate(d: DataType) = d.isInstanceOf[NumericType] || d == DateType
 
+  /** The schema with every column and nested field nullable: the schema of a table that written data creates. */
+  def asNullable(schema: StructType): StructType = StructType(schema.fields.map(f => f.copy(dataType = nullable(f.dataType), nullable = true)))
+
+  private def nullable(dt: DataType): DataType = dt match {
+    case s: StructType => asNullable(s)
+    case a: ArrayType => ArrayType(nullable(a.elementType), containsNull = true)
+    case m: MapType => MapType(nullable(m.keyType), nullable(m.valueType), valueContainsNull = true)
+    case other => other
+  }
+
   /** `data` with exactly the table's columns, in the table's order, cast to the table's types. */
   def align(data: DataFrame, table: StructType): DataFrame = {
     val columns = table.fields.map { t =>

@@ -2,45 +2,32 @@ package io.silt.write
 
 import java.util.UUID
 
-import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
+import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
 import io.silt.log._
 import io.silt.read.PartitionPruning
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.stats.FileStats
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.functions.{assert_true, coalesce, expr, lit}
 import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
 
-/** How to write: the DataFrameWriter mode and options that Silt understands. */
-final case class WriteOptions(
-    mode: SaveMode,
-    partitionBy: Option[Seq[String]] = None,
-    replaceWhere: Option[String] = None,
-    mergeSchema: Boolean = false,
-    overwriteSchema: Boolean = false,
-    properties: Map[String, String] = Map.empty,
-    description: Option[String] = None,
-    operation: String = "WRITE")
-
-object WriteOptions {
-  /** From DataFrameWriter options (keys are case-insensitive there). */
-  def fromOptions(mode: SaveMode, options: Map[String, String], partitionBy: Option[Seq[String]]): WriteOptions = {
-    val lower = options.map { case (k, v) => k.toLowerCase -> v }
-    WriteOptions(mode, partitionBy, lower.get("replacewhere"),
-      lower.get("mergeschema").exists(_.equalsIgnoreCase("true")),
-      lower.get("overwriteschema").exists(_.equalsIgnoreCase("true")))
-  }
-}
+/** What CREATE or REPLACE TABLE declares: columns, partitioning, properties and comment. */
+final case class TableDefinition(schema: StructType, partitionColumns: Seq[String], properties: Map[String, String],
+    description: Option[String])
 
 /**
  * Writes a DataFrame into a table as one transaction: creates the table when it does not exist,
  * enforces or evolves the schema, writes data files with statistics, and commits them together
  * with the removal of the files an overwrite replaces.
  */
-object TableWriter {
+object TableWriter extends Logging {
 
-  /** Returns the committed version, or None when mode Ignore found an existing table. */
+  /**
+   * Returns the committed version, or None when nothing was committed: mode Ignore found a table,
+   * or an idempotent write's version was already committed.
+   */
   def write(spark: SparkSession, tablePath: Path, data: DataFrame, opts: WriteOptions): Option[Long] = {
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
@@ -52,9 +39,19 @@ object TableWriter {
         case _ =>
       }
       TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+      checkPropertiesUnchanged(txn.metadata, opts.properties)
     }
-    val overwrite = opts.mode == SaveMode.Overwrite
+    val version = if (alreadyCommitted(txn, opts)) None else Some(commitData(spark, txn, data, opts))
+    // The session's txnVersion names one write: once committed or skipped, it is cleared (a failed write keeps it).
+    if (opts.appTransaction.exists(_.fromSession)) spark.conf.unset(WriteOptions.TxnVersionKey)
+    version
+  }
+
+  private def commitData(spark: SparkSession, txn: OptimisticTransaction, data: DataFrame, opts: WriteOptions): Long = {
+    val tablePath = txn.log.tablePath
+    val overwrite = opts.overwrite
     val metadata = prepareMetadata(txn, data.schema, opts, overwrite)
+    if (!opts.dataChange) checkRewrite(txn)
     if (opts.replaceWhere.isDefined && !overwrite) {
       throw new InvalidTableOperationException("option replaceWhere only applies to mode 'overwrite'")
     }
@@ -65,38 +62,115 @@ object TableWriter {
       data.filter(assert_true(coalesce(expr(text), lit(false)),
         lit(s"replaceWhere: a written row does not satisfy '$text'")).isNull)
     }.getOrElse(data)
+    // Dynamic mode replaces the partitions the data has; a table without partitions is one partition.
+    val dynamic = opts.dynamicPartitionOverwrite && overwrite && metadata.partitionColumns.nonEmpty
     val aligned = SchemaEvolution.align(checked, metadata.schema)
-    val removed = if (overwrite && txn.tableExists) txn.filesInPartitions(replacePredicate.toSeq) else Nil
-    val added = DataFileWriter.write(spark, tablePath, aligned, metadata)
+    val added = DataFileWriter.write(spark, tablePath, aligned, metadata, opts.fileWriterOptions)
+      .map(_.copy(dataChange = opts.dataChange))
+    val removed = if (!overwrite || !txn.tableExists) Nil
+      else if (dynamic) txn.filesInPartitionValues(added.map(_.partitionValues).toSet)
+      else txn.filesInPartitions(replacePredicate.toSeq)
     val now = System.currentTimeMillis()
-    val removes = removed.map(_.remove(now))
+    val removes = removed.map(_.remove(now, opts.dataChange))
     val op = Operation(
       opts.operation,
       Map("mode" -> opts.mode.name(), "partitionBy" -> ActionCodec.jsonArray(metadata.partitionColumns)) ++
-        opts.replaceWhere.map(p => "predicate" -> ActionCodec.jsonArray(Seq(p))),
+        opts.replaceWhere.map(p => "predicate" -> ActionCodec.jsonArray(Seq(p))) ++
+        (if (dynamic) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty),
       Map(
         "numFiles" -> added.size.toLong,
         "numOutputRows" -> added.flatMap(a => FileStats.parse(a.stats).numRecords).sum,
         "numOutputBytes" -> added.map(_.size).sum,
         "numRemovedFiles" -> removes.size.toLong,
-        "numRemovedBytes" -> removed.map(_.size).sum))
-    Some(txn.commit(removes ++ added, op))
+        "numRemovedBytes" -> removed.map(_.size).sum),
+      opts.userMetadata)
+    val appTxn = opts.appTransaction.map(t => SetTransaction(t.appId, t.version, Some(now)))
+    txn.commit(removes ++ added ++ appTxn, op)
   }
+
+  /**
+   * Whether an idempotent write's version is not above the one the table records for its
+   * application id: then the write is skipped (Delta's rule), and the log says why.
+   */
+  private def alreadyCommitted(txn: OptimisticTransaction, opts: WriteOptions): Boolean =
+    opts.appTransaction.exists { t =>
+      val recorded = if (txn.tableExists) txn.readSnapshot.get.transactions.get(t.appId).map(_.version) else None
+      val skip = recorded.exists(_ >= t.version)
+      if (skip) logWarning(s"Silt: skipped a write to ${txn.log.tablePath}: application '${t.appId}' already " +
+        s"committed transaction version ${recorded.get} (this write's txnVersion is ${t.version})")
+      skip
+    }
+
+  /** A write with dataChange = false rewrites rows already in the table: it may not create it or change its metadata. */
+  private def checkRewrite(txn: OptimisticTransaction): Unit = {
+    def refuse(what: String) = throw new InvalidTableOperationException(s"option dataChange = false marks a " +
+      s"rewrite of rows already in ${txn.log.tablePath}, so it cannot $what; write without it")
+    if (!txn.tableExists) refuse("create the table")
+    if (txn.metadataChanged) refuse("change the table's schema, partitioning or properties")
+  }
+
+  /** `delta.*` write options set properties of a table the write creates; on an existing table they must not differ. */
+  private def checkPropertiesUnchanged(current: Metadata, properties: Map[String, String]): Unit =
+    properties.foreach { case (k, v) =>
+      if (!current.configuration.exists { case (ck, cv) => ck.equalsIgnoreCase(k) && cv == v }) {
+        throw new UnsupportedOptionException(k, s"write option $k = '$v' would change a property of the existing " +
+          s"table ${current.id}; use ALTER TABLE … SET TBLPROPERTIES ('$k' = '$v') instead")
+      }
+    }
 
   /** Creates an empty table (CREATE TABLE) and returns its first version. */
   def create(spark: SparkSession, tablePath: Path, schema: StructType, partitionColumns: Seq[String],
-      properties: Map[String, String], description: Option[String]): Long = {
-    val log = TableLog.forPath(spark, tablePath.toString)
-    val txn = OptimisticTransaction.start(spark, log)
+      properties: Map[String, String], description: Option[String]): Long =
+    replace(spark, tablePath, TableDefinition(schema, partitionColumns, properties, description), None,
+      WriteOptions(SaveMode.ErrorIfExists), "CREATE TABLE", mayExist = false).get
+
+  /**
+   * Gives the table at `tablePath` the definition `table` and exactly the rows of `data` (none
+   * without it) in one commit: CREATE TABLE [AS SELECT], and REPLACE TABLE, CREATE OR REPLACE
+   * TABLE and saveAsTable in mode overwrite when `mayExist`. A replaced table keeps its id, its
+   * history and its protocol's features; its old files stay for time travel until VACUUM.
+   * None when an idempotent write's version was already committed.
+   */
+  def replace(spark: SparkSession, tablePath: Path, table: TableDefinition, data: Option[DataFrame],
+      opts: WriteOptions, operation: String, mayExist: Boolean): Option[Long] = {
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
     if (txn.tableExists) {
-      throw new InvalidTableOperationException(s"a Delta table already exists at $tablePath")
+      if (!mayExist) throw new InvalidTableOperationException(s"a Delta table already exists at $tablePath; " +
+        "use CREATE OR REPLACE TABLE to replace it, or CREATE TABLE without a schema to register it")
+      TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
     }
-    val opts = WriteOptions(SaveMode.ErrorIfExists, Some(partitionColumns), properties = properties,
-      description = description, operation = "CREATE TABLE")
-    prepareMetadata(txn, schema, opts, overwrite = false)
-    txn.commit(Nil, Operation("CREATE TABLE", Map(
-      "partitionBy" -> ActionCodec.jsonArray(partitionColumns), "isManaged" -> "false",
-      "properties" -> ActionCodec.mapper.writeValueAsString(scala.jdk.CollectionConverters.MapHasAsJava(properties).asJava))))
+    if (!opts.dataChange) checkRewrite(txn)
+    if (alreadyCommitted(txn, opts)) return None
+    val defined = opts.copy(mode = SaveMode.Overwrite, partitionBy = Some(table.partitionColumns),
+      properties = opts.properties ++ table.properties, description = table.description, overwriteSchema = true)
+    // The columns of a query's result are nullable, as in Delta; declared columns keep NOT NULL.
+    val schema = if (data.isDefined) SchemaEvolution.asNullable(table.schema) else table.schema
+    val metadata = prepareMetadata(txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
+    val added = data.map(d => DataFileWriter.write(spark, tablePath, SchemaEvolution.align(d, metadata.schema),
+      metadata, opts.fileWriterOptions)).getOrElse(Nil)
+    val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
+    val now = System.currentTimeMillis()
+    val op = Operation(operation,
+      Map("partitionBy" -> ActionCodec.jsonArray(metadata.partitionColumns),
+        "properties" -> ActionCodec.jsonObject(defined.properties)) ++ table.description.map("description" -> _),
+      Map("numFiles" -> added.size.toLong,
+        "numOutputRows" -> added.flatMap(a => FileStats.parse(a.stats).numRecords).sum,
+        "numOutputBytes" -> added.map(_.size).sum,
+        "numRemovedFiles" -> removed.size.toLong),
+      opts.userMetadata)
+    val appTxn = opts.appTransaction.map(t => SetTransaction(t.appId, t.version, Some(now)))
+    Some(txn.commit(removed.map(_.remove(now)) ++ added ++ appTxn, op))
+  }
+
+  /** TRUNCATE TABLE: every row removed in one commit; the files stay for time travel until VACUUM. */
+  def truncate(spark: SparkSession, tablePath: Path): Long = {
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
+    if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
+    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val removed = txn.filesInPartitions(Nil)
+    val now = System.currentTimeMillis()
+    txn.commit(removed.map(_.remove(now)), Operation("TRUNCATE", Map.empty,
+      Map("numRemovedFiles" -> removed.size.toLong, "numRemovedBytes" -> removed.map(_.size).sum)))
   }
 
   /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
@@ -104,12 +178,12 @@ object TableWriter {
     val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
     if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
     TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    refuseConstraintProperties(set ++ unset.map(_ -> ""))
     val current = txn.metadata
     val m = current.copy(configuration = current.configuration -- unset ++ set)
     txn.updateMetadata(m)
     upgradeProtocol(txn, m)
-    val op = if (set.nonEmpty) Operation("SET TBLPROPERTIES", Map("properties" -> ActionCodec.mapper.writeValueAsString(
-      scala.jdk.CollectionConverters.MapHasAsJava(set).asJava)))
+    val op = if (set.nonEmpty) Operation("SET TBLPROPERTIES", Map("properties" -> ActionCodec.jsonObject(set)))
       else Operation("UNSET TBLPROPERTIES", Map("properties" -> ActionCodec.jsonArray(unset)))
     txn.readFiles(Nil)
     txn.commit(Nil, op)
@@ -117,14 +191,17 @@ object TableWriter {
 
   /** Sets the transaction's metadata (and protocol) for writing data of `dataSchema`; returns it. */
   private def prepareMetadata(txn: OptimisticTransaction, dataSchema: StructType, opts: WriteOptions,
-      overwrite: Boolean): Metadata = {
+      overwrite: Boolean, declaredSchema: Boolean = false, replace: Boolean = false): Metadata = {
     val path = txn.log.tablePath.toString
+    refuseConstraintProperties(opts.properties)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
-      val schema = StructType(dataSchema.fields.map(_.copy(nullable = true)))
+      // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.
+      val schema = if (declaredSchema) dataSchema else SchemaEvolution.asNullable(dataSchema)
       val partitionColumns = opts.partitionBy.getOrElse(
         if (txn.tableExists) txn.metadata.partitionColumns else Nil)
       validateNewSchema(path, schema, partitionColumns)
-      val base = if (txn.tableExists) txn.metadata
+      val base = if (txn.tableExists && replace) txn.metadata.copy(description = opts.description, configuration = opts.properties)
+        else if (txn.tableExists) txn.metadata
         else Metadata(UUID.randomUUID().toString, None, opts.description, Format(), "", Nil,
           opts.properties, Some(System.currentTimeMillis()))
       val m = base.copy(schemaString = schema.json, partitionColumns = partitionColumns.map(c =>
@@ -152,7 +229,15 @@ object TableWriter {
     }
   }
 
-  private def upgradeProtocol(txn: OptimisticTransaction, m: Metadata): Unit = {
+  /** CHECK constraints are table properties, but set only by ALTER TABLE … ADD CONSTRAINT, which checks the rows. */
+  private def refuseConstraintProperties(properties: Map[String, String]): Unit =
+    properties.keys.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
+      throw new InvalidTableOperationException(s"table property $k cannot be set directly: use " +
+        s"ALTER TABLE … ADD CONSTRAINT ${k.substring(Constraints.CheckPrefix.length)} CHECK (…)")
+    }
+
+  /** Moves the transaction's protocol up to what metadata `m` needs (never down). */
+  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata): Unit = {
     val needed = TableFeatures.protocolFor(m.schema, m.configuration)
     val current = if (txn.tableExists) Some(txn.protocol) else None
     val merged = current match {
@@ -160,9 +245,11 @@ object TableWriter {
       case Some(p) if p.minReaderVersion >= needed.minReaderVersion && p.minWriterVersion >= needed.minWriterVersion &&
         needed.readerFeatures.getOrElse(Set.empty).subsetOf(p.readerFeatures.getOrElse(Set.empty)) &&
         needed.writerFeatures.getOrElse(Set.empty).subsetOf(p.writerFeatures.getOrElse(Set.empty)) => p
+      case Some(p) if p.minWriterVersion < 7 && needed.minWriterVersion < 7 =>
+        Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), math.max(p.minWriterVersion, needed.minWriterVersion))
       case Some(p) if p.minWriterVersion < 7 =>
         // Legacy protocols have no feature lists; move to 3/7 and keep what the old versions implied.
-        val legacy = if (p.minWriterVersion >= 2) Set("appendOnly", "invariants") else Set.empty[String]
+        val legacy = TableFeatures.legacyWriterFeatures(p.minWriterVersion).intersect(TableFeatures.SupportedWriterFeatures)
         Protocol(3, 7, Some(needed.readerFeatures.getOrElse(Set.empty)),
           Some(needed.writerFeatures.getOrElse(Set.empty) ++ legacy))
       case Some(p) => Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), 7,

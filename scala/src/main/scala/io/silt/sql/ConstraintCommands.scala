@@ -1,0 +1,21 @@
+package io.silt.sql
+
+import io.silt.write.TableConstraints
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** ALTER TABLE t ADD CONSTRAINT name CHECK (condition). */
+final case class AddConstraintCommand(table: TableRef, name: String, condition: String) extends LeafRunnableCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    TableConstraints.add(spark, table.path(spark), name, condition)
+    Nil
+  }
+}
+
+/** ALTER TABLE t DROP CONSTRAINT [IF EXISTS] name. */
+final case class DropConstraintCommand(table: TableRef, name: String, ifExists: Boolean) extends LeafRunnableCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    TableConstraints.drop(spark, table.path(spark), name, ifExists)
+    Nil
+  }
+}

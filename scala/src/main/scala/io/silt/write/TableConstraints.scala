@@ -1,0 +1,68 @@
+package io.silt.write
+
+import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException, NotADeltaTableException}
+import io.silt.log.{TableFeatures, TableLog}
+import io.silt.read.SiltRelation
+import io.silt.txn.{Operation, OptimisticTransaction}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.functions.{coalesce, expr, lit, not}
+import org.apache.spark.sql.types.BooleanType
+
+/** ALTER TABLE … ADD / DROP CONSTRAINT: CHECK constraints kept as `delta.constraints.<name>` properties. */
+object TableConstraints {
+
+  /** Adds a CHECK constraint after checking every current row against it; a concurrent write conflicts. */
+  def add(spark: SparkSession, tablePath: Path, rawName: String, condition: String): Long = {
+    val txn = start(spark, tablePath)
+    val name = rawName.toLowerCase
+    val current = txn.metadata
+    Constraints.checks(current).get(name).foreach { old =>
+      throw new InvalidTableOperationException(s"constraint '$name' already exists on $tablePath (CHECK ($old)); " +
+        s"drop it first with ALTER TABLE … DROP CONSTRAINT $name")
+    }
+    val snapshot = txn.readSnapshot.get
+    txn.filesInPartitions(Nil)
+    val rows = spark.baseRelationToDataFrame(SiltRelation.forSnapshot(spark, snapshot))
+    val check = expr(condition)
+    val typed = rows.select(check).schema.head.dataType
+    if (typed != BooleanType) throw new InvalidTableOperationException(s"CHECK constraint $name ($condition) " +
+      s"is of type ${typed.simpleString}, not boolean")
+    val violating = rows.filter(not(coalesce(check, lit(false))))
+    val count = violating.count()
+    if (count > 0) {
+      val example = violating.limit(1).collect().head
+      val values = example.schema.fieldNames.zip(example.toSeq).map { case (c, v) => s"$c: $v" }.mkString(", ")
+      throw new ConstraintViolationException(name, s"$count row(s) of $tablePath violate the new CHECK constraint " +
+        s"$name ($condition), for example ($values); nothing was committed")
+    }
+    val m = current.copy(configuration = current.configuration + (Constraints.CheckPrefix + name -> condition))
+    txn.updateMetadata(m)
+    TableWriter.upgradeProtocol(txn, m)
+    txn.commit(Nil, Operation("ADD CONSTRAINT", Map("name" -> name, "expr" -> condition)))
+  }
+
+  /** Drops a CHECK constraint; one that does not exist is an error unless `ifExists`. */
+  def drop(spark: SparkSession, tablePath: Path, rawName: String, ifExists: Boolean): Long = {
+    val txn = start(spark, tablePath)
+    val name = rawName.toLowerCase
+    val current = txn.metadata
+    val old = Constraints.checks(current).get(name)
+    if (old.isEmpty && !ifExists) throw new InvalidTableOperationException(s"cannot drop constraint '$name' of " +
+      s"$tablePath: it does not exist (use DROP CONSTRAINT IF EXISTS to allow that)")
+    if (old.isDefined) {
+      txn.updateMetadata(current.copy(configuration = current.configuration.filterNot { case (k, _) =>
+        k.equalsIgnoreCase(Constraints.CheckPrefix + name)
+      }))
+    }
+    txn.commit(Nil, Operation("DROP CONSTRAINT", Map("name" -> name, "existed" -> old.isDefined.toString) ++
+      old.map("expr" -> _)))
+  }
+
+  private def start(spark: SparkSession, tablePath: Path): OptimisticTransaction = {
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
+    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
+    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    txn
+  }
+}

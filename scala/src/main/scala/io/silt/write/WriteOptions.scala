@@ -1,0 +1,172 @@
+package io.silt.write
+
+import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
+import org.apache.spark.sql.{SaveMode, SparkSession}
+
+/** An option or session setting a Delta user may pass, and whether Silt honours or refuses it. */
+final case class OptionSpec(name: String, honoured: Boolean, doc: String)
+
+/**
+ * An idempotent write's application id and version (`txnAppId` / `txnVersion`); `fromSession`:
+ * given by the session settings, whose version is cleared once a write used it.
+ */
+final case class AppTransaction(appId: String, version: Long, fromSession: Boolean)
+
+/** How to write: the DataFrameWriter mode and the options Silt honours, validated. */
+final case class WriteOptions(
+    mode: SaveMode,
+    partitionBy: Option[Seq[String]] = None,
+    replaceWhere: Option[String] = None,
+    mergeSchema: Boolean = false,
+    overwriteSchema: Boolean = false,
+    dynamicPartitionOverwrite: Boolean = false,
+    appTransaction: Option[AppTransaction] = None,
+    userMetadata: Option[String] = None,
+    dataChange: Boolean = true,
+    fileWriterOptions: Map[String, String] = Map.empty,
+    properties: Map[String, String] = Map.empty,
+    description: Option[String] = None,
+    operation: String = "WRITE") {
+
+  def overwrite: Boolean = mode == SaveMode.Overwrite
+}
+
+object WriteOptions {
+  val PartitionOverwriteModeKey = "spark.sql.sources.partitionOverwriteMode"
+  val TxnAppIdKey = "spark.silt.write.txnAppId"
+  val TxnVersionKey = "spark.silt.write.txnVersion"
+  val UserMetadataKey: String = io.silt.txn.OptimisticTransaction.UserMetadataKey
+
+  /** The DataFrameWriter options Silt honours, then the Delta ones it refuses (any other is refused too). */
+  val Options: Seq[OptionSpec] = Seq(
+    OptionSpec("replaceWhere", honoured = true, "overwrite only the rows matching this partition predicate"),
+    OptionSpec("mergeSchema", honoured = true, "add the data's new columns to the table schema"),
+    OptionSpec("overwriteSchema", honoured = true, "with mode overwrite: replace the schema and partitioning"),
+    OptionSpec("partitionOverwriteMode", honoured = true,
+      "`static` or `dynamic`: with mode overwrite, dynamic replaces only the partitions the data has"),
+    OptionSpec("txnAppId", honoured = true, "idempotent writes: the application id (with txnVersion)"),
+    OptionSpec("txnVersion", honoured = true,
+      "idempotent writes: skipped unless above the version recorded for txnAppId"),
+    OptionSpec("userMetadata", honoured = true, "recorded in commitInfo and DESCRIBE HISTORY"),
+    OptionSpec("dataChange", honoured = true,
+      "`false`: a rewrite of existing rows (adds and removes marked dataChange = false)"),
+    OptionSpec("maxRecordsPerFile", honoured = true, "at most this many rows per data file"),
+    OptionSpec("compression", honoured = true, "Parquet codec of the data files"),
+    OptionSpec("delta.*", honoured = true, "table properties of a table the write creates"),
+    OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
+    OptionSpec("checkpointLocation", honoured = false, "streaming writes are not implemented: refused"),
+    OptionSpec("queryName", honoured = false, "streaming writes are not implemented: refused"))
+
+  /** Session settings a write honours. */
+  val Settings: Seq[OptionSpec] = Seq(
+    OptionSpec(PartitionOverwriteModeKey, honoured = true,
+      "`dynamic`: mode overwrite replaces only the partitions the data has (the option wins)"),
+    OptionSpec(TxnAppIdKey, honoured = true, "idempotent writes of every write in the session (with the next)"),
+    OptionSpec(TxnVersionKey, honoured = true, "idempotent writes: cleared after the write that used it"),
+    OptionSpec(UserMetadataKey, honoured = true, "userMetadata of every commit (a write's option wins)"),
+    OptionSpec("spark.sql.files.maxRecordsPerFile", honoured = true, "as Spark: rows per data file"),
+    OptionSpec("spark.databricks.delta.write.txnAppId", honoured = false, s"refused: use $TxnAppIdKey"),
+    OptionSpec("spark.databricks.delta.write.txnVersion", honoured = false, s"refused: use $TxnVersionKey"),
+    OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = false, s"refused: use $UserMetadataKey"))
+
+  /** Keys Spark itself puts among a write's options. */
+  private val SparkInternal = Set("path", "paths", "__partition_columns")
+
+  /**
+   * From DataFrameWriter options (case-insensitive keys) and the session's settings; an unknown
+   * option, a refused one or a bad value is an error naming it.
+   */
+  def fromOptions(spark: SparkSession, mode: SaveMode, options: Map[String, String],
+      partitionBy: Option[Seq[String]]): WriteOptions = {
+    val lower = options.map { case (k, v) => k.toLowerCase -> v }
+    val honoured = Options.filter(_.honoured).map(_.name.toLowerCase).toSet
+    options.keys.foreach { key =>
+      val k = key.toLowerCase
+      if (!SparkInternal(k) && !honoured(k) && !k.startsWith("delta.")) {
+        val known = Options.find(_.name.equalsIgnoreCase(key))
+        throw new UnsupportedOptionException(key, known.map(o => s"write option '$key' is not supported by Silt (${o.doc})")
+          .getOrElse(s"unknown write option '$key'; Silt honours ${Options.filter(_.honoured).map(_.name).mkString(", ")}"))
+      }
+    }
+    refuseDeltaSettings(spark)
+    val overwrite = mode == SaveMode.Overwrite
+    val dynamic = partitionOverwriteMode(spark, lower)
+    val replaceWhere = lower.get("replacewhere")
+    if (replaceWhere.isDefined && dynamic.contains(true) && lower.contains("partitionoverwritemode")) {
+      throw new InvalidTableOperationException("options replaceWhere and partitionOverwriteMode = 'dynamic' " +
+        "cannot both be set: each says which data to overwrite")
+    }
+    val overwriteSchema = flag(lower, "overwriteSchema")
+    val useDynamic = overwrite && dynamic.contains(true) && replaceWhere.isEmpty
+    if (useDynamic && overwriteSchema) {
+      throw new InvalidTableOperationException("option overwriteSchema = true cannot be used with " +
+        "partitionOverwriteMode = 'dynamic'; overwrite statically to change the schema")
+    }
+    WriteOptions(
+      mode = mode,
+      partitionBy = partitionBy,
+      replaceWhere = replaceWhere,
+      mergeSchema = flag(lower, "mergeSchema"),
+      overwriteSchema = overwriteSchema,
+      dynamicPartitionOverwrite = useDynamic,
+      appTransaction = appTransaction(spark, lower),
+      userMetadata = lower.get("usermetadata"),
+      dataChange = lower.get("datachange").forall(v => parseBoolean("dataChange", v)),
+      fileWriterOptions = fileWriterOptions(lower),
+      properties = options.filter(_._1.toLowerCase.startsWith("delta.")))
+  }
+
+  private def flag(lower: Map[String, String], name: String): Boolean =
+    lower.get(name.toLowerCase).exists(v => parseBoolean(name, v))
+
+  private def parseBoolean(name: String, v: String): Boolean = v.trim.toLowerCase match {
+    case "true" => true
+    case "false" => false
+    case _ => throw new UnsupportedOptionException(name, s"option $name = '$v' must be true or false")
+  }
+
+  /** Some(true) for dynamic, Some(false) for static, None when neither the option nor the session says. */
+  private def partitionOverwriteMode(spark: SparkSession, lower: Map[String, String]): Option[Boolean] = {
+    def parse(name: String, v: String) = v.trim.toLowerCase match {
+      case "dynamic" => true
+      case "static" => false
+      case _ => throw new UnsupportedOptionException(name, s"$name = '$v' must be 'static' or 'dynamic'")
+    }
+    lower.get("partitionoverwritemode").map(parse("partitionOverwriteMode", _))
+      .orElse(spark.conf.getOption(PartitionOverwriteModeKey).map(parse(PartitionOverwriteModeKey, _)))
+  }
+
+  /** txnAppId / txnVersion from the options, else from the session (both or neither). */
+  private def appTransaction(spark: SparkSession, lower: Map[String, String]): Option[AppTransaction] = {
+    val fromOptions = (lower.get("txnappid"), lower.get("txnversion"))
+    val fromSession = fromOptions == ((None, None))
+    val (appId, version) = if (fromSession) (spark.conf.getOption(TxnAppIdKey), spark.conf.getOption(TxnVersionKey))
+      else fromOptions
+    val source = if (fromSession) s"session settings $TxnAppIdKey and $TxnVersionKey" else "options txnAppId and txnVersion"
+    (appId, version) match {
+      case (None, None) => None
+      case (Some(a), Some(v)) if a.trim.nonEmpty =>
+        val n = try v.trim.toLong catch { case _: NumberFormatException => -1L }
+        if (n < 0) throw new UnsupportedOptionException("txnVersion", s"txnVersion = '$v' must be a non-negative integer")
+        Some(AppTransaction(a, n, fromSession))
+      case _ => throw new UnsupportedOptionException("txnAppId", s"idempotent writes need both $source, " +
+        "and a non-empty txnAppId")
+    }
+  }
+
+  private def fileWriterOptions(lower: Map[String, String]): Map[String, String] = {
+    lower.get("maxrecordsperfile").foreach { v =>
+      val n = try v.trim.toLong catch { case _: NumberFormatException => -1L }
+      if (n < 0) throw new UnsupportedOptionException("maxRecordsPerFile", s"maxRecordsPerFile = '$v' must be a " +
+        "non-negative integer (0: no limit)")
+    }
+    Seq("maxRecordsPerFile", "compression").flatMap(k => lower.get(k.toLowerCase).map(k -> _.trim)).toMap
+  }
+
+  /** Delta's names for Silt's settings: set in a session moved from Delta, they would otherwise be ignored. */
+  private def refuseDeltaSettings(spark: SparkSession): Unit =
+    Settings.filterNot(_.honoured).foreach { s =>
+      if (spark.conf.getOption(s.name).isDefined) throw new UnsupportedOptionException(s.name,
+        s"session setting ${s.name} is set, and Silt does not read it: ${s.doc} instead (and unset ${s.name})")
+    }
+}
