@@ -77,3 +77,23 @@ def test_progress_bar_shows_the_running_job(spark):
         spark.sparkContext.setJobDescription(None)
     drawn = out.getvalue()
     assert "tasks  SILT PROGRESS TEST" in drawn and drawn.endswith("\r\033[K")
+
+
+def test_misspelt_silt_keyword_is_caught_before_any_jvm(capsys):
+    t0 = time.time()
+    assert main(["sql", "OPTIMZE events ZORDER BY (x)"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean OPTIMIZE?" in err and err.rstrip().endswith("^")
+    assert time.time() - t0 < 5
+    assert check("VACUM t") is not None and "VACUUM" in check("VACUM t").message
+    for spark_statement in ("SELECT 1", "RESET", "SHOW TABLES", "REFRESH TABLE t", "CREATE TABLE t (a INT)"):
+        assert check(spark_statement) is None, spark_statement
+
+
+def test_engine_errors_are_clean_messages_not_tracebacks(tmp_path):
+    for statement, expected in (("SELEC 1", "PARSE_SYNTAX_ERROR"),
+                                (f"SELECT * FROM silt.`{tmp_path}/missing`", "TABLE_OR_VIEW_NOT_FOUND")):
+        r = subprocess.run([sys.executable, "-m", "silt", "sql", statement], env=python_env(),
+                           capture_output=True, text=True, timeout=180)
+        assert r.returncode == 1, r.stderr[-2000:]
+        assert expected in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]

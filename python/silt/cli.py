@@ -174,7 +174,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SiltException as e:
         print(f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # noqa: BLE001 - an engine or Spark error is shown as a message, not a traceback
+        message = engine_error_message(e)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 1
     return 0
+
+
+def engine_error_message(error: BaseException) -> Optional[str]:
+    """A Spark or JVM error as the user should read it (Spark's own text, with its caret for syntax
+    errors), or None for an error of the CLI itself."""
+    try:
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return None
+    if isinstance(error, PySparkException):
+        return f"{type(error).__name__}: {str(error).strip()}"
+    if isinstance(error, Py4JJavaError):
+        text = str(error.java_exception.toString())
+        return text.split("\n\tat ")[0].strip()
+    return None
 
 
 def _print_inspect(info: Dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ Operations:
   write_dataset  {"path"}  writes tests/interop/dataset.py's three commits with format("delta")
   history        {"path"}  -> {"versions": [...], "operations": [...]} from DESCRIBE HISTORY
   sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
+  write          {"path", "query", "mode"?, "options"?: {}, "partitionBy"?: [...]}  writes the rows of a
+                 SQL query with df.write.format("delta") (e.g. dynamic overwrite, txnAppId, dataChange)
 
 Each operation's result (or its error, as {"ok": false, "error": "..."}) is collected, and one
 line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout at the end; Spark's and
@@ -90,7 +92,17 @@ def op_sql(spark, canon, op):
     return {}
 
 
-OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql}
+def op_write(spark, canon, op):
+    w = spark.sql(op["query"]).write.format("delta").mode(op.get("mode", "append"))
+    for k, v in op.get("options", {}).items():
+        w = w.option(k, v)
+    if op.get("partitionBy"):
+        w = w.partitionBy(*op["partitionBy"])
+    w.save(op["path"])
+    return {}
+
+
+OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
 def main(argv):

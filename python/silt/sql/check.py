@@ -5,6 +5,7 @@ JVM starts. Statements that are not Silt's (SELECT, CREATE TABLE, …) are left 
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Optional
 
@@ -16,6 +17,13 @@ from silt.sql.generated.SiltSqlBaseParser import SiltSqlBaseParser
 
 _LEADING = {"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CHECKPOINT"}
 _DESCRIBE_OBJECTS = {"HISTORY", "DETAIL", "FILES"}
+# First words of Spark's own statements: never taken for a misspelt Silt keyword.
+_SPARK_LEADING = {
+    "ADD", "ALTER", "ANALYZE", "BEGIN", "CACHE", "CALL", "CLEAR", "COMMENT", "COMMIT", "CREATE", "DECLARE",
+    "DELETE", "DESC", "DESCRIBE", "DROP", "EXECUTE", "EXPLAIN", "FROM", "GRANT", "INSERT", "LIST", "LOAD",
+    "MAP", "MERGE", "MSCK", "REDUCE", "REFRESH", "REPAIR", "REPLACE", "RESET", "REVOKE", "ROLLBACK", "SELECT",
+    "SET", "SHOW", "TABLE", "TRUNCATE", "UNCACHE", "UNSET", "UPDATE", "USE", "VALUES", "WITH",
+}
 
 
 @dataclass(frozen=True)
@@ -53,10 +61,27 @@ def is_silt_statement(statement: str) -> bool:
     return words[0] in _LEADING or (words[0] in ("DESCRIBE", "DESC") and len(words) > 1 and words[1] in _DESCRIBE_OBJECTS)
 
 
-def check(statement: str) -> Optional[SyntaxProblem]:
-    """The first syntax problem of a Silt statement, or None when it parses (or is not Silt's)."""
-    if not is_silt_statement(statement):
+def misspelt_keyword(statement: str) -> Optional[SyntaxProblem]:
+    """A first word that is not a statement but is close to one of Silt's (``OPTIMZE``), as a problem."""
+    lexer = SiltSqlBaseLexer(InputStream(statement))
+    lexer.removeErrorListeners()
+    first = next((t for t in lexer.getAllTokens() if t.channel == Token.DEFAULT_CHANNEL), None)
+    if first is None or not first.text.isalpha():
         return None
+    word = first.text.upper()
+    if word in _LEADING or word in _SPARK_LEADING:
+        return None
+    match = difflib.get_close_matches(word, sorted(_LEADING), n=1, cutoff=0.75)
+    if not match:
+        return None
+    return SyntaxProblem(first.line, first.column, f"unknown statement '{first.text}': did you mean {match[0]}?")
+
+
+def check(statement: str) -> Optional[SyntaxProblem]:
+    """The first syntax problem of a Silt statement (or a misspelt Silt keyword), or None when it parses
+    (or is not Silt's)."""
+    if not is_silt_statement(statement):
+        return misspelt_keyword(statement)
     lexer = SiltSqlBaseLexer(InputStream(statement))
     parser = SiltSqlBaseParser(CommonTokenStream(lexer))
     listener = _Collect()

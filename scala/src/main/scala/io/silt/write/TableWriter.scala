@@ -139,7 +139,8 @@ object TableWriter extends Logging {
         "use CREATE OR REPLACE TABLE to replace it, or CREATE TABLE without a schema to register it")
       TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
     }
-    if (!opts.dataChange) checkRewrite(txn)
+    if (!opts.dataChange) throw new InvalidTableOperationException(s"option dataChange = false marks a rewrite " +
+      s"of rows already in $tablePath, so it cannot create or replace the table; write without it")
     if (alreadyCommitted(txn, opts)) return None
     val defined = opts.copy(mode = SaveMode.Overwrite, partitionBy = Some(table.partitionColumns),
       properties = opts.properties ++ table.properties, description = table.description, overwriteSchema = true)

@@ -96,4 +96,33 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     deleter.commit(Seq(now.head.remove(1L)), Operation("DELETE"))
     intercept[ConcurrentModificationException](second.commit(now.map(_.remove(0L, dataChange = false)), Operation("OPTIMIZE")))
   }
+
+  test("a dynamic overwrite conflicts with an append into a partition it replaces, not into another") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val replaced = Set(Map("day" -> "1"))
+    val t1 = OptimisticTransaction.start(spark, log)
+    val files = t1.filesInPartitionValues(replaced)
+    assert(files.map(_.partitionValues) == Seq(Map("day" -> "1")))
+    append(p, 2)
+    assert(t1.commit(files.map(_.remove(0L)), Operation("WRITE")) == 2)
+    val t2 = OptimisticTransaction.start(spark, log)
+    val again = t2.filesInPartitionValues(Set(Map("DAY" -> "2")))
+    append(p, 2)
+    val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), Operation("WRITE")))
+    assert(e.getMessage.contains("partitions this transaction replaces"))
+    assert(log.latest().version == 3)
+  }
+
+  test("two writers with the same application id: the second fails, whatever it read") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val t1 = OptimisticTransaction.start(spark, log)
+    val t2 = OptimisticTransaction.start(spark, log)
+    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), Operation("WRITE"))
+    val e = intercept[ConcurrentModificationException](t2.commit(Seq(io.silt.log.SetTransaction("app", 2, None)),
+      Operation("WRITE")))
+    assert(e.getMessage.contains("'app'"))
+    assert(log.latest().transactions("app").version == 1)
+  }
 }

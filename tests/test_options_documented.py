@@ -1,0 +1,23 @@
+"""The README's tables of options and settings say exactly what the engine honours and refuses."""
+import re
+
+from conftest import REPO_ROOT
+
+
+def readme_table(marker):
+    text = (REPO_ROOT / "README.md").read_text()
+    body = re.search(rf"<!-- {marker} -->(.*?)<!-- /{marker} -->", text, re.S).group(1)
+    rows = [line.split("|")[1:-1] for line in body.strip().splitlines()[2:]]
+    return {r[0].strip().strip("`"): r[1].strip() for r in rows}
+
+
+def engine_list(seq):
+    specs = [seq.apply(i) for i in range(seq.size())]
+    return {s.name(): "honoured" if s.honoured() else "refused" for s in specs}
+
+
+def test_readme_tables_match_the_engine(spark):
+    jvm = spark._jvm
+    assert readme_table("write-options") == engine_list(jvm.io.silt.write.WriteOptions.Options())
+    assert readme_table("read-options") == engine_list(jvm.io.silt.read.ReadOptions.Options())
+    assert readme_table("write-settings") == engine_list(jvm.io.silt.write.WriteOptions.Settings())
