@@ -44,8 +44,8 @@ def test_not_null_on_every_write_path(spark, table):
                                                   "WHEN NOT MATCHED THEN INSERT (id, s, v) VALUES (NULL, named_struct('a', 1, 'b', 1), 0)")
     spark.sql("INSERT INTO nn VALUES (2, named_struct('a', 5, 'b', NULL), NULL)")
     assert spark.table("nn").count() == 2
-    schema = spark.table("nn").schema
-    assert not schema["id"].nullable and schema["v"].nullable
+    schema = spark.read.format("silt").load(table).schema
+    assert not schema["id"].nullable and schema["v"].nullable and not schema["s"].dataType["a"].nullable
 
 
 def test_not_null_with_deletion_vectors_update(spark, tmp_path):

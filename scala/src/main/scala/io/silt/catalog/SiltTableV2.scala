@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
-import io.silt.write.TableWriter
+import io.silt.write.{SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
@@ -34,7 +34,9 @@ final case class SiltTableV2(
   override def name(): String = tableName.orElse(catalogTable.map(_.identifier.unquotedString))
     .getOrElse(s"silt.`$path`")
 
-  override def schema(): StructType = snapshot.metadata.schema
+  // Nullable to Spark: its own not-null assertion on INSERT and UPDATE fails without naming the
+  // column, while Silt checks NOT NULL columns on every write itself (write.Constraints), naming it.
+  override def schema(): StructType = SchemaEvolution.asNullable(snapshot.metadata.schema)
 
   override def partitioning(): Array[Transform] =
     snapshot.metadata.partitionColumns.map(c => Expressions.identity(c): Transform).toArray

@@ -29,9 +29,9 @@ object Constraints {
     val rules = notNull(metadata.schema, Nil) ++ invariants(metadata.schema, Nil, parse) ++
       checks(metadata).toSeq.sortBy(_._1).map { case (name, text) =>
         val condition = parse(text)
-        val shown = condition.references.toSeq.map(_.name).distinct
-        (ConstraintRule(name, s"CHECK constraint $name ($text) violated", shown), condition,
-          shown.map(n => UnresolvedAttribute.quotedString(n): Expression))
+        val shown = condition.collect { case a: UnresolvedAttribute => a.nameParts }.distinct
+        (ConstraintRule(name, s"CHECK constraint $name ($text) violated", shown.map(_.mkString("."))), condition,
+          shown.map(parts => UnresolvedAttribute(parts): Expression))
       }
     if (rules.isEmpty) return data
     val check = EnforceConstraints(rules.map(_._1), rules.flatMap { case (_, c, vs) => c +: vs })
