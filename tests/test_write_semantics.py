@@ -10,16 +10,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import silt
-from silt.errors import translate
-
-
-def raises_silt(cls, fn):
-    """Runs fn, expecting the engine error `cls`; returns its message."""
-    with pytest.raises(Exception) as info:
-        fn()
-    err = translate(info.value)
-    assert isinstance(err, cls), f"expected {cls.__name__}, got {info.value!r}"
-    return str(err)
+from test_writes import raises_silt
 
 
 def state(path):

@@ -1,7 +1,6 @@
 package io.silt.read
 
-import io.silt.errors.UnsupportedOptionException
-import io.silt.write.OptionSpec
+import io.silt.OptionSpec
 
 /** The DataFrameReader options a Delta user may pass, and what Silt does with each. */
 object ReadOptions {
@@ -26,12 +25,6 @@ object ReadOptions {
   private val SparkInternal = Set("path", "paths")
 
   /** Refuses every option that Silt does not honour, naming it. */
-  def validate(options: Map[String, String]): Unit = {
-    val honoured = Options.filter(_.honoured).map(_.name.toLowerCase).toSet
-    options.keys.find(k => !SparkInternal(k.toLowerCase) && !honoured(k.toLowerCase)).foreach { key =>
-      val detail = Options.find(_.name.equalsIgnoreCase(key)).map(o => s"read option '$key' is not supported by Silt (${o.doc})")
-        .getOrElse(s"unknown read option '$key'; Silt honours ${Options.filter(_.honoured).map(_.name).mkString(", ")}")
-      throw new UnsupportedOptionException(key, detail)
-    }
-  }
+  def validate(options: Map[String, String]): Unit =
+    OptionSpec.refuseUnhonoured("read", options, Options, SparkInternal)
 }

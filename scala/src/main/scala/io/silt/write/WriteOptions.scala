@@ -1,10 +1,8 @@
 package io.silt.write
 
+import io.silt.OptionSpec
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import org.apache.spark.sql.{SaveMode, SparkSession}
-
-/** An option or session setting a Delta user may pass, and whether Silt honours or refuses it. */
-final case class OptionSpec(name: String, honoured: Boolean, doc: String)
 
 /**
  * An idempotent write's application id and version (`txnAppId` / `txnVersion`); `fromSession`:
@@ -79,15 +77,7 @@ object WriteOptions {
   def fromOptions(spark: SparkSession, mode: SaveMode, options: Map[String, String],
       partitionBy: Option[Seq[String]]): WriteOptions = {
     val lower = options.map { case (k, v) => k.toLowerCase -> v }
-    val honoured = Options.filter(_.honoured).map(_.name.toLowerCase).toSet
-    options.keys.foreach { key =>
-      val k = key.toLowerCase
-      if (!SparkInternal(k) && !honoured(k) && !k.startsWith("delta.")) {
-        val known = Options.find(_.name.equalsIgnoreCase(key))
-        throw new UnsupportedOptionException(key, known.map(o => s"write option '$key' is not supported by Silt (${o.doc})")
-          .getOrElse(s"unknown write option '$key'; Silt honours ${Options.filter(_.honoured).map(_.name).mkString(", ")}"))
-      }
-    }
+    OptionSpec.refuseUnhonoured("write", options, Options, SparkInternal, _.startsWith("delta."))
     refuseDeltaSettings(spark)
     val overwrite = mode == SaveMode.Overwrite
     val dynamic = partitionOverwriteMode(spark, lower)
