@@ -300,3 +300,89 @@ def test_truncate_table(spark):
         assert spark.sql("DESCRIBE DETAIL trunc").first()["version"] == version
     finally:
         spark.sql("DROP TABLE IF EXISTS trunc")
+
+
+def test_dml_honours_the_session_txn_settings(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(10).write.format("silt").save(p)
+    spark.conf.set("spark.silt.write.txnAppId", "dml-job")
+    try:
+        spark.conf.set("spark.silt.write.txnVersion", "1")
+        spark.sql(f"DELETE FROM silt.`{p}` WHERE id < 3")
+        assert spark.conf.get("spark.silt.write.txnVersion", None) is None
+        assert [a["txn"]["version"] for a in last_commit(p) if "txn" in a] == [1]
+        spark.conf.set("spark.silt.write.txnVersion", "1")  # the job retried: the DELETE is skipped
+        spark.sql(f"INSERT INTO silt.`{p}` VALUES (0)")      # (an INSERT under the same version too)
+        spark.conf.set("spark.silt.write.txnVersion", "1")
+        assert spark.sql(f"UPDATE silt.`{p}` SET id = id + 100").first()[0] == 0
+    finally:
+        spark.conf.unset("spark.silt.write.txnAppId")
+        spark.conf.unset("spark.silt.write.txnVersion")
+    assert sorted(r.id for r in spark.read.format("silt").load(p).collect()) == list(range(3, 10))
+
+
+def test_more_delta_session_settings_are_refused(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(3).write.format("silt").save(p)
+    before = state(p)
+    for key, value in (("spark.databricks.delta.schema.autoMerge.enabled", "true"),
+                       ("spark.databricks.delta.properties.defaults.enableDeletionVectors", "true")):
+        spark.conf.set(key, value)
+        try:
+            msg = raises_silt(silt.UnsupportedOptionException,
+                              lambda: spark.range(1).write.format("silt").mode("append").save(p))
+            assert key in msg
+            raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 1"))
+        finally:
+            spark.conf.unset(key)
+    assert state(p) == before
+
+
+def test_read_options_on_a_catalog_table(spark):
+    spark.sql("CREATE TABLE ropt USING silt AS SELECT id FROM range(3)")
+    try:
+        spark.sql("INSERT INTO ropt VALUES (3)")
+        assert spark.read.option("versionAsOf", 0).table("ropt").count() == 3
+        assert spark.read.table("ropt").count() == 4
+        raises_silt(silt.UnsupportedOptionException,
+                    lambda: spark.read.option("readChangeFeed", "true").table("ropt").count())
+    finally:
+        spark.sql("DROP TABLE ropt")
+
+
+def test_dataframe_writer_v2(spark):
+    spark.sql(THREE_PARTITION_TABLE)
+    try:
+        one_row_of_partition_1(spark).writeTo("dfw").overwritePartitions()
+        assert rows(spark.table("dfw").groupBy("p").count()) == [(0, 10), (1, 1), (2, 10)]
+        spark.createDataFrame([(2, 200)], "p int, id long").writeTo("dfw").overwrite(F.col("p") == 2)
+        assert rows(spark.table("dfw").where("p = 2")) == [(2, 200)]
+        # as in Delta, rows outside the overwrite condition are refused (replaceWhere's check)
+        with pytest.raises(Exception, match="does not satisfy"):
+            one_row_of_partition_1(spark).writeTo("dfw").overwrite(F.col("p") == 2)
+        spark.range(4).writeTo("dfw").using("silt").createOrReplace()
+        assert spark.table("dfw").columns == ["id"] and spark.table("dfw").count() == 4
+        msg = raises_silt(silt.UnsupportedOptionException,
+                          lambda: spark.range(1).writeTo("dfw").option("bogus", "1").append())
+        assert "bogus" in msg
+    finally:
+        spark.sql("DROP TABLE IF EXISTS dfw")
+
+
+THREE_PARTITION_TABLE = ("CREATE TABLE dfw USING silt PARTITIONED BY (p) AS "
+                         "SELECT CAST(id % 3 AS INT) AS p, id FROM range(30)")
+
+
+def test_data_change_false_with_replace_where(spark, tmp_path):
+    p = str(tmp_path / "t")
+    for _ in range(3):
+        spark.range(30).select((F.col("id") % 3).cast("int").alias("p"), "id") \
+            .write.format("silt").mode("append").partitionBy("p").save(p)
+    spark.read.format("silt").load(p).where("p = 1").repartition(1).write.format("silt").mode("overwrite") \
+        .option("replaceWhere", "p = 1").option("dataChange", "false").save(p)
+    actions = last_commit(p)
+    assert [a["add"]["partitionValues"] for a in actions if "add" in a] == [{"p": "1"}]
+    removes = [a["remove"] for a in actions if "remove" in a]
+    assert len(removes) >= 3 and all(r["partitionValues"] == {"p": "1"} for r in removes)
+    assert not any(a.get("add", a.get("remove", {})).get("dataChange", False) for a in actions[1:])
+    assert rows(spark.read.format("silt").load(p).groupBy("p").count()) == [(0, 30), (1, 30), (2, 30)]

@@ -1,5 +1,9 @@
 package io.silt.catalog
 
+import scala.jdk.CollectionConverters._
+
+import io.silt.errors.InvalidTableOperationException
+import io.silt.read.{ReadOptions, TimeTravel}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -13,7 +17,26 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
  */
 final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case DataSourceV2Relation(t: SiltTableV2, output, _, _, _, _) =>
-      LogicalRelation(t.toRelation, output, t.catalogTable, isStreaming = false, stream = None)
+    case DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) =>
+      val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)
+      LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+  }
+
+  /**
+   * The table as read with `spark.read.option(...).table(name)`'s options: validated, and time
+   * travel applied unless Spark already loaded the table at that version (it does for these options).
+   */
+  private def withReadOptions(t: SiltTableV2, options: Map[String, String]): SiltTableV2 = {
+    ReadOptions.validate(options)
+    TimeTravel.fromOptions(spark, options) match {
+      case TimeTravel.Latest => t
+      case _ if t.timeTravel != TimeTravel.Latest => t
+      case tt =>
+        val earlier = t.copy(timeTravel = tt)
+        // the plan was resolved against the latest columns, which the earlier version must have
+        if (earlier.schema() != t.schema()) throw new InvalidTableOperationException(s"${t.name()} had other " +
+          s"columns at ${tt}; read it with spark.read.format(\"silt\").option(...).load(path) or SQL VERSION AS OF")
+        earlier
+    }
   }
 }

@@ -19,6 +19,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   private var newMetadata: Option[Metadata] = None
   private var newProtocol: Option[Protocol] = None
   private var committed = false
+  private var appTransaction: Option[SetTransaction] = None
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
 
   def readVersion: Long = readSnapshot.map(_.version).getOrElse(-1L)
@@ -54,13 +55,17 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     readSnapshot.map(_.files).getOrElse(IndexedSeq.empty).filter(a => keys(ReadSet.partitionKey(a.partitionValues)))
   }
 
+  /** Commits `t` with whatever actions the operation commits (idempotent DML under the session's txnAppId). */
+  def recordAppTransaction(t: SetTransaction): Unit = appTransaction = Some(t)
+
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
   def readFiles(files: Seq[AddFile]): Unit =
     readSet = readSet.copy(files = readSet.files ++ files.map(a => TablePaths.canonical(log.tablePath, a.path)))
 
   /** Commits `actions` as the next version and returns it. */
-  def commit(actions: Seq[Action], op: Operation): Long = {
+  def commit(operationActions: Seq[Action], op: Operation): Long = {
     require(!committed, "a transaction commits once")
+    val actions = operationActions ++ appTransaction
     checkAppendOnly(actions)
     val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
     val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet

@@ -94,10 +94,10 @@ object TableWriter extends Logging {
    */
   private def alreadyCommitted(txn: OptimisticTransaction, opts: WriteOptions): Boolean =
     opts.appTransaction.exists { t =>
-      val recorded = if (txn.tableExists) txn.readSnapshot.get.transactions.get(t.appId).map(_.version) else None
-      val skip = recorded.exists(_ >= t.version)
+      val recorded = txn.readSnapshot.map(_.transactions).getOrElse(Map.empty)
+      val skip = WriteOptions.alreadyCommitted(t, recorded)
       if (skip) logWarning(s"Silt: skipped a write to ${txn.log.tablePath}: application '${t.appId}' already " +
-        s"committed transaction version ${recorded.get} (this write's txnVersion is ${t.version})")
+        s"committed transaction version ${recorded(t.appId).version} (this write's txnVersion is ${t.version})")
       skip
     }
 

@@ -65,7 +65,11 @@ object WriteOptions {
     OptionSpec("spark.sql.files.maxRecordsPerFile", honoured = true, "as Spark: rows per data file"),
     OptionSpec("spark.databricks.delta.write.txnAppId", honoured = false, s"refused: use $TxnAppIdKey"),
     OptionSpec("spark.databricks.delta.write.txnVersion", honoured = false, s"refused: use $TxnVersionKey"),
-    OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = false, s"refused: use $UserMetadataKey"))
+    OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = false, s"refused: use $UserMetadataKey"),
+    OptionSpec("spark.databricks.delta.schema.autoMerge.enabled", honoured = false,
+      "refused: use the write option mergeSchema"),
+    OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = false,
+      "refused: give table properties in CREATE TABLE … TBLPROPERTIES or as delta.* write options"))
 
   /** Keys Spark itself puts among a write's options. */
   private val SparkInternal = Set("path", "paths", "__partition_columns")
@@ -126,6 +130,13 @@ object WriteOptions {
       .orElse(spark.conf.getOption(PartitionOverwriteModeKey).map(parse(PartitionOverwriteModeKey, _)))
   }
 
+  /** The session's idempotent-write settings (both or neither), for statements without write options (DML). */
+  def sessionAppTransaction(spark: SparkSession): Option[AppTransaction] = appTransaction(spark, Map.empty)
+
+  /** Whether `t`'s version is not above what the table's snapshot records for its application id. */
+  def alreadyCommitted(t: AppTransaction, recorded: Map[String, io.silt.log.SetTransaction]): Boolean =
+    recorded.get(t.appId).exists(_.version >= t.version)
+
   /** txnAppId / txnVersion from the options, else from the session (both or neither). */
   private def appTransaction(spark: SparkSession, lower: Map[String, String]): Option[AppTransaction] = {
     val fromOptions = (lower.get("txnappid"), lower.get("txnversion"))
@@ -153,10 +164,18 @@ object WriteOptions {
     Seq("maxRecordsPerFile", "compression").flatMap(k => lower.get(k.toLowerCase).map(k -> _.trim)).toMap
   }
 
-  /** Delta's names for Silt's settings: set in a session moved from Delta, they would otherwise be ignored. */
-  private def refuseDeltaSettings(spark: SparkSession): Unit =
+  /**
+   * Delta's session settings that would change what a write does: set in a session moved from
+   * Delta, they would otherwise be ignored, so every write refuses them while they are set.
+   */
+  def refuseDeltaSettings(spark: SparkSession): Unit = {
+    lazy val all = spark.conf.getAll
     Settings.filterNot(_.honoured).foreach { s =>
-      if (spark.conf.getOption(s.name).isDefined) throw new UnsupportedOptionException(s.name,
-        s"session setting ${s.name} is set, and Silt does not read it: ${s.doc} instead (and unset ${s.name})")
+      val set = if (s.name.endsWith(".*")) all.keys.find(_.startsWith(s.name.dropRight(1)))
+        else spark.conf.getOption(s.name).map(_ => s.name)
+      set.foreach { key => throw new UnsupportedOptionException(key,
+        s"session setting $key is set, and Silt does not read it: ${s.doc} (and unset $key)")
+      }
     }
+  }
 }
