@@ -3,12 +3,14 @@ package io.silt.catalog
 import java.util
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.write.{TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
@@ -24,7 +26,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
  * ([[StagedSiltTable]]) so that each is one commit. Everything else is delegated to Spark's own
  * session catalog.
  */
-class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
+class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog with Logging {
   private def spark: SparkSession = SparkSession.active
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
@@ -181,8 +183,13 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
       partCols.map(c => tableSchema(c)))
     existing match {
       case Some(e) =>
-        catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
-          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description))
+        // The log is the table's truth and is committed already; a metastore that will not take the
+        // new definition (some refuse other partition columns) only leaves its copy behind.
+        try catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
+          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description)) catch {
+          case NonFatal(err) => logWarning(s"Silt: ${e.identifier.unquotedString} was replaced (version " +
+            s"${snapshot.version}), but the catalog kept its old definition: ${err.getMessage}")
+        }
       case None =>
         val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
         catalog.createTable(CatalogTable(
