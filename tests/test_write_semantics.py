@@ -386,3 +386,18 @@ def test_data_change_false_with_replace_where(spark, tmp_path):
     assert len(removes) >= 3 and all(r["partitionValues"] == {"p": "1"} for r in removes)
     assert not any(a.get("add", a.get("remove", {})).get("dataChange", False) for a in actions[1:])
     assert rows(spark.read.format("silt").load(p).groupBy("p").count()) == [(0, 30), (1, 30), (2, 30)]
+
+
+def test_save_as_table_overwrite_of_some_rows_only(spark):
+    spark.sql(THREE_PARTITION_TABLE.replace("dfw", "sat_part"))
+    try:
+        one_row_of_partition_1(spark).write.format("silt").mode("overwrite") \
+            .option("partitionOverwriteMode", "dynamic").saveAsTable("sat_part")
+        assert rows(spark.table("sat_part").groupBy("p").count()) == [(0, 10), (1, 1), (2, 10)]
+        spark.createDataFrame([(2, 200)], "p int, id long").write.format("silt").mode("overwrite") \
+            .option("replaceWhere", "p = 2").saveAsTable("sat_part")
+        assert rows(spark.table("sat_part").groupBy("p").count()) == [(0, 10), (1, 1), (2, 1)]
+        ops = [h["operation"] for h in spark.sql("DESCRIBE HISTORY sat_part").orderBy("version").collect()]
+        assert ops[1:] == ["WRITE", "WRITE"]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS sat_part")

@@ -123,12 +123,21 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       throw new io.silt.errors.NotADeltaTableException(location.toString, "REPLACE TABLE needs an existing table")
     }
     val options = WriteOptions.fromOptions(session, SaveMode.Overwrite, t.writeOptions, None)
-    val definition = TableDefinition(t.schema, partitionColumnsOf(t.partitioning), tableProperties(props),
-      props.get(TableCatalog.PROP_COMMENT))
-    TableWriter.replace(session, location, definition, t.query, options, t.kind.operation(t.query.isDefined),
-      mayExist = t.kind.mayExist)
+    val partitionColumns = partitionColumnsOf(t.partitioning)
+    if (existing.isDefined && t.query.isDefined && (options.replaceWhere.isDefined || explicitlyDynamic(t.writeOptions))) {
+      // saveAsTable in mode overwrite asked to replace some rows only: an overwrite of the existing table
+      TableWriter.write(session, location, t.query.get, options.copy(partitionBy = Some(partitionColumns),
+        dynamicPartitionOverwrite = options.replaceWhere.isEmpty))
+    } else {
+      val definition = TableDefinition(t.schema, partitionColumns, tableProperties(props), props.get(TableCatalog.PROP_COMMENT))
+      TableWriter.replace(session, location, definition, t.query, options, t.kind.operation(t.query.isDefined),
+        mayExist = t.kind.mayExist)
+    }
     if (!SiltCatalog.isPathIdentifier(t.ident)) register(t.ident, location, props, existing)
   }
+
+  private def explicitlyDynamic(options: Map[String, String]): Boolean =
+    options.exists { case (k, v) => k.equalsIgnoreCase("partitionOverwriteMode") && v.trim.equalsIgnoreCase("dynamic") }
 
   private def createSiltTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
       props: Map[String, String]): Table = {
