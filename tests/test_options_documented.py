@@ -16,6 +16,16 @@ def engine_list(seq):
     return {s.name(): "honoured" if s.honoured() else "refused" for s in specs}
 
 
+def readme_backquoted(marker):
+    text = (REPO_ROOT / "README.md").read_text()
+    return set(re.findall(r"`(delta\.[A-Za-z.]+)`", re.search(rf"<!-- {marker} -->(.*?)<!-- /{marker} -->", text, re.S).group(1)))
+
+
+def test_readme_table_properties_match_the_engine(spark):
+    honoured = spark._jvm.io.silt.log.TableProperties.Honoured()
+    assert readme_backquoted("table-properties") == {honoured.apply(i) for i in range(honoured.size())}
+
+
 def test_readme_tables_match_the_engine(spark):
     jvm = spark._jvm
     assert readme_table("write-options") == engine_list(jvm.io.silt.write.WriteOptions.Options())

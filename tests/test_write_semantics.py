@@ -401,3 +401,22 @@ def test_save_as_table_overwrite_of_some_rows_only(spark):
         assert ops[1:] == ["WRITE", "WRITE"]
     finally:
         spark.sql("DROP TABLE IF EXISTS sat_part")
+
+
+def test_unimplemented_table_properties_are_refused(spark, tmp_path):
+    p = str(tmp_path / "t")
+    msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
+        f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"))
+    assert "delta.enableChangeDataFeed" in msg
+    assert not (Path(p) / "_delta_log").exists()
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('team' = 'data', "
+              "'delta.appendOnly' = 'false')")
+    before = state(p)
+    for key, value in (("delta.columnMapping.mode", "name"), ("delta.enableRowTracking", "true")):
+        msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
+            f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('{key}' = '{value}')"))
+        assert key in msg
+    raises_silt(silt.UnsupportedOptionException, lambda: spark.range(1).write.format("silt")
+                .option("delta.enableChangeDataFeed", "true").save(str(tmp_path / "u")))
+    assert state(p) == before
+    assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"] == {"team": "data", "delta.appendOnly": "false"}

@@ -1,8 +1,26 @@
 package io.silt.log
 
-import io.silt.errors.InvalidTableOperationException
+import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
+
+/** The `delta.*` table properties Silt honours; setting any other is refused (see [[TableProperties.checkSettable]]). */
+object TableProperties {
+  val Honoured: Seq[String] = Seq("delta.enableDeletionVectors", "delta.checkpointInterval", "delta.checkpointPolicy",
+    "delta.logRetentionDuration", "delta.deletedFileRetentionDuration", "delta.enableExpiredLogCleanup",
+    "delta.dataSkippingNumIndexedCols", "delta.dataSkippingStatsColumns", "delta.checkpoint.writeStatsAsStruct",
+    "delta.appendOnly")
+
+  /**
+   * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
+   * trust it: a change data feed, column mapping, row tracking, …), naming it.
+   */
+  def checkSettable(keys: Iterable[String]): Unit =
+    keys.find(k => k.toLowerCase.startsWith("delta.") && !Honoured.exists(_.equalsIgnoreCase(k))).foreach { k =>
+      throw new UnsupportedOptionException(k, s"table property $k is not implemented by Silt, so it cannot be " +
+        s"set; Silt honours ${Honoured.mkString(", ")}")
+    }
+}
 
 /** Typed reads of the Delta table properties Silt honours, with their Delta defaults. */
 final case class TableProperties(configuration: Map[String, String]) {

@@ -179,7 +179,11 @@ object TableWriter extends Logging {
     val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
     if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
     TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
-    refuseConstraintProperties(set ++ unset.map(_ -> ""))
+    checkSettable(set.keys)
+    unset.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
+      throw new InvalidTableOperationException(s"table property $k cannot be unset directly: use " +
+        s"ALTER TABLE … DROP CONSTRAINT ${k.substring(Constraints.CheckPrefix.length)}")
+    }
     val current = txn.metadata
     val m = current.copy(configuration = current.configuration -- unset ++ set)
     txn.updateMetadata(m)
@@ -194,7 +198,7 @@ object TableWriter extends Logging {
   private def prepareMetadata(txn: OptimisticTransaction, dataSchema: StructType, opts: WriteOptions,
       overwrite: Boolean, declaredSchema: Boolean = false, replace: Boolean = false): Metadata = {
     val path = txn.log.tablePath.toString
-    refuseConstraintProperties(opts.properties)
+    checkSettable(opts.properties.keys)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
       // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.
       val schema = if (declaredSchema) dataSchema else SchemaEvolution.asNullable(dataSchema)
@@ -230,12 +234,17 @@ object TableWriter extends Logging {
     }
   }
 
-  /** CHECK constraints are table properties, but set only by ALTER TABLE … ADD CONSTRAINT, which checks the rows. */
-  private def refuseConstraintProperties(properties: Map[String, String]): Unit =
-    properties.keys.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
+  /**
+   * Table properties a statement or write may set: CHECK constraints only through ALTER TABLE …
+   * ADD CONSTRAINT (which checks the rows), and of the other `delta.*` keys those Silt honours.
+   */
+  private def checkSettable(properties: Iterable[String]): Unit = {
+    properties.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be set directly: use " +
         s"ALTER TABLE … ADD CONSTRAINT ${k.substring(Constraints.CheckPrefix.length)} CHECK (…)")
     }
+    TableProperties.checkSettable(properties)
+  }
 
   /** Moves the transaction's protocol up to what metadata `m` needs (never down). */
   private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata): Unit = {
