@@ -188,9 +188,17 @@ def test_txn_session_settings_are_used_once(spark, tmp_path):
         spark.conf.set("spark.silt.write.txnVersion", "5")
         spark.range(2).write.format("silt").mode("append").save(p)  # a retry of version 5: skipped
         assert spark.read.format("silt").load(p).count() == 2
+        # a replace (saveAsTable in mode overwrite) uses the version once too
+        spark.conf.set("spark.silt.write.txnVersion", "6")
+        spark.range(4).write.format("silt").mode("overwrite").saveAsTable("txn_replaced")
+        assert spark.conf.get("spark.silt.write.txnVersion", None) is None
+        spark.conf.set("spark.silt.write.txnVersion", "6")
+        spark.range(9).write.format("silt").mode("overwrite").saveAsTable("txn_replaced")  # a retry: skipped
+        assert spark.table("txn_replaced").count() == 4
     finally:
         spark.conf.unset("spark.silt.write.txnAppId")
         spark.conf.unset("spark.silt.write.txnVersion")
+        spark.sql("DROP TABLE IF EXISTS txn_replaced")
 
 
 def test_delta_named_session_settings_are_refused(spark, tmp_path):
@@ -360,6 +368,10 @@ def test_dataframe_writer_v2(spark):
         # as in Delta, rows outside the overwrite condition are refused (replaceWhere's check)
         with pytest.raises(Exception, match="does not satisfy"):
             one_row_of_partition_1(spark).writeTo("dfw").overwrite(F.col("p") == 2)
+        for write in (lambda w: w.option("replaceWhere", "p = 1").overwritePartitions(),
+                      lambda w: w.option("replaceWhere", "p = 1").overwrite(F.col("p") == 1)):
+            msg = raises_silt(silt.InvalidTableOperationException, lambda: write(one_row_of_partition_1(spark).writeTo("dfw")))
+            assert "replaceWhere" in msg
         spark.range(4).writeTo("dfw").using("silt").createOrReplace()
         assert spark.table("dfw").columns == ["id"] and spark.table("dfw").count() == 4
         msg = raises_silt(silt.UnsupportedOptionException,

@@ -1,5 +1,6 @@
 package io.silt.catalog
 
+import io.silt.errors.InvalidTableOperationException
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.spark.sql.{Row, SaveMode, SparkSession}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, OverwritePartitionsDynamic}
@@ -18,8 +19,10 @@ final case class DynamicOverwriteCommand(table: SiltTableV2, query: LogicalPlan,
   override def innerChildren: Seq[LogicalPlan] = Seq(query)
 
   override def run(spark: SparkSession): Seq[Row] = {
-    val opts = WriteOptions.fromOptions(spark, SaveMode.Overwrite, options, None)
-      .copy(dynamicPartitionOverwrite = true, mergeSchema = withSchemaEvolution)
+    val parsed = WriteOptions.fromOptions(spark, SaveMode.Overwrite, options, None)
+    if (parsed.replaceWhere.isDefined) throw new InvalidTableOperationException("option replaceWhere cannot be used " +
+      "with a dynamic partition overwrite: each says which data to overwrite")
+    val opts = parsed.copy(dynamicPartitionOverwrite = true, mergeSchema = parsed.mergeSchema || withSchemaEvolution)
     TableWriter.write(spark, table.path, SparkInternals.dataFrame(spark, query), opts)
     Nil
   }

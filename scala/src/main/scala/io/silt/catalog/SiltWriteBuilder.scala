@@ -1,5 +1,6 @@
 package io.silt.catalog
 
+import io.silt.errors.InvalidTableOperationException
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
@@ -33,6 +34,10 @@ final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[Strin
     val mode = if (overwrite) SaveMode.Overwrite else SaveMode.Append
     // validated now, so that a bad option fails before any data is written
     val parsed = WriteOptions.fromOptions(spark, mode, options, None)
+    if (replaceWhere.isDefined && parsed.replaceWhere.isDefined) {
+      throw new InvalidTableOperationException(s"the statement overwrites where ${replaceWhere.get} and option " +
+        s"replaceWhere says ${parsed.replaceWhere.get}: give the rows to replace once")
+    }
     val opts = if (!overwrite) parsed
       else parsed.copy(replaceWhere = replaceWhere.orElse(parsed.replaceWhere), dynamicPartitionOverwrite = dynamic ||
         (parsed.dynamicPartitionOverwrite && replaceWhere.isEmpty))
@@ -59,7 +64,7 @@ object SiltWriteBuilder {
     case And(l, r) => s"(${toSql(l)}) AND (${toSql(r)})"
     case Or(l, r) => s"(${toSql(l)}) OR (${toSql(r)})"
     case Not(c) => s"NOT (${toSql(c)})"
-    case other => throw new io.silt.errors.InvalidTableOperationException(s"cannot overwrite by filter $other")
+    case other => throw new InvalidTableOperationException(s"cannot overwrite by filter $other")
   }
 
   private def quote(attr: String): String = attr.split('.').map(p => "`" + p.replace("`", "``") + "`").mkString(".")

@@ -3,7 +3,7 @@ package io.silt.dml
 import io.silt.log.ActionCodec
 import io.silt.read.SiltFileIndex
 import io.silt.stats.FileStats
-import io.silt.txn.Operation
+import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
@@ -17,8 +17,7 @@ import org.apache.spark.sql.silt.SparkInternals
 final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression])
     extends RowLevelCommand("DELETE", Seq("num_affected_rows")) {
 
-  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
-    val txn = t.startTransaction(spark)
+  override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)

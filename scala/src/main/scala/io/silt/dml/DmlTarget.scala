@@ -1,9 +1,8 @@
 package io.silt.dml
 
-import io.silt.log.{AddFile, SetTransaction, TableFeatures}
+import io.silt.log.{AddFile, TableFeatures}
 import io.silt.read.{SiltFileIndex, SiltRelation}
 import io.silt.txn.OptimisticTransaction
-import io.silt.write.WriteOptions
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
 import org.apache.spark.sql.catalyst.expressions.{Expression, PredicateHelper}
@@ -14,17 +13,10 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) extends PredicateHelper {
   def snapshot = index.snapshot
 
-  /**
-   * A transaction on the snapshot the command's plan was analyzed against, which records the
-   * session's idempotent-write transaction (txnAppId / txnVersion) when one is set.
-   */
+  /** A transaction on the snapshot the command's plan was analyzed against. */
   def startTransaction(spark: SparkSession): OptimisticTransaction = {
     TableFeatures.checkWritable(snapshot.tablePath.toString, snapshot.protocol, snapshot.metadata)
-    val txn = new OptimisticTransaction(io.silt.log.TableLog.forPath(spark, snapshot.tablePath.toString), Some(snapshot), spark)
-    WriteOptions.sessionAppTransaction(spark).foreach { t =>
-      txn.recordAppTransaction(SetTransaction(t.appId, t.version, Some(System.currentTimeMillis())))
-    }
-    txn
+    new OptimisticTransaction(io.silt.log.TableLog.forPath(spark, snapshot.tablePath.toString), Some(snapshot), spark)
   }
 
   /** The files that may hold rows matching `condition` (partition pruning and statistics). */

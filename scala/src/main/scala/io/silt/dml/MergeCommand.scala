@@ -1,6 +1,7 @@
 package io.silt.dml
 
 import io.silt.log.ActionCodec
+import io.silt.txn.OptimisticTransaction
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, LeftOuter, RightOuter}
@@ -25,8 +26,7 @@ final case class MergeCommand(
 
 
 
-  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
-    val txn = t.startTransaction(spark)
+  override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     // A target row outside the ON condition's target-only conjuncts matches no source row, so
     // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.

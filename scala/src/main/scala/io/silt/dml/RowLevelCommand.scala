@@ -1,7 +1,7 @@
 package io.silt.dml
 
-import io.silt.write.WriteOptions
-import org.apache.spark.internal.Logging
+import io.silt.txn.OptimisticTransaction
+import io.silt.write.{IdempotentWrites, WriteOptions}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.LongType
  * honours the session's idempotent-write settings (a version already committed for the session's
  * txnAppId skips the command; the version is cleared once used).
  */
-abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) extends LeafRunnableCommand with Logging {
+abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) extends LeafRunnableCommand {
   def target: LogicalPlan
 
   override lazy val output: Seq[Attribute] = outputColumns.map(n => AttributeReference(n, LongType, nullable = false)())
@@ -21,15 +21,12 @@ abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) ex
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target
     WriteOptions.refuseDeltaSettings(spark)
-    val appTxn = WriteOptions.sessionAppTransaction(spark)
-    val rows = if (appTxn.exists(WriteOptions.alreadyCommitted(_, t.snapshot.transactions))) {
-      logWarning(s"Silt: skipped $operation on ${t.snapshot.tablePath}: application '${appTxn.get.appId}' already " +
-        s"committed transaction version ${t.snapshot.transactions(appTxn.get.appId).version}")
-      Seq(Row.fromSeq(outputColumns.map(_ => 0L)))
-    } else io.silt.sql.JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t))
-    if (appTxn.isDefined) spark.conf.unset(WriteOptions.TxnVersionKey)
-    rows
+    val txn = t.startTransaction(spark)
+    IdempotentWrites.run(spark, txn, WriteOptions.sessionAppTransaction(spark))(Seq(Row.fromSeq(outputColumns.map(_ => 0L)))) {
+      io.silt.sql.JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t, txn))
+    }
   }
 
-  protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row]
+  /** Does the command's work in `txn`, which commits it. */
+  protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row]
 }

@@ -2,6 +2,7 @@ package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.log.ActionCodec
+import io.silt.txn.OptimisticTransaction
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, Filter, LogicalPlan}
@@ -16,8 +17,7 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
 
 
 
-  override protected def execute(spark: SparkSession, t: DmlTarget): Seq[Row] = {
-    val txn = t.startTransaction(spark)
+  override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val columns = t.relation.output
     val newValues = columns.map { c =>

@@ -31,9 +31,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     throw new IllegalStateException(s"table ${log.tablePath} has no protocol yet"))
 
   def updateMetadata(m: Metadata): Unit = newMetadata = Some(m)
+  def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
   /** Whether this transaction changes the table's metadata or protocol. */
   def metadataChanged: Boolean = newMetadata.isDefined || newProtocol.isDefined
-  def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
 
   /** The live files in partitions matching `partitionPredicates`, recorded as read. */
   def filesInPartitions(partitionPredicates: Seq[Expression]): Seq[AddFile] = {
@@ -55,7 +55,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     readSnapshot.map(_.files).getOrElse(IndexedSeq.empty).filter(a => keys(ReadSet.partitionKey(a.partitionValues)))
   }
 
-  /** Commits `t` with whatever actions the operation commits (idempotent DML under the session's txnAppId). */
+  /** Commits `t` with whatever actions the operation commits (an idempotent write's `txn` action). */
   def recordAppTransaction(t: SetTransaction): Unit = appTransaction = Some(t)
 
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */

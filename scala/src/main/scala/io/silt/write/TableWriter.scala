@@ -8,7 +8,6 @@ import io.silt.read.PartitionPruning
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.stats.FileStats
 import org.apache.hadoop.fs.Path
-import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.functions.{assert_true, coalesce, expr, lit}
 import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
@@ -22,7 +21,7 @@ final case class TableDefinition(schema: StructType, partitionColumns: Seq[Strin
  * enforces or evolves the schema, writes data files with statistics, and commits them together
  * with the removal of the files an overwrite replaces.
  */
-object TableWriter extends Logging {
+object TableWriter {
 
   /**
    * Returns the committed version, or None when nothing was committed: mode Ignore found a table,
@@ -41,10 +40,7 @@ object TableWriter extends Logging {
       TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
       checkPropertiesUnchanged(txn.metadata, opts.properties)
     }
-    val version = if (alreadyCommitted(txn, opts)) None else Some(commitData(spark, txn, data, opts))
-    // The session's txnVersion names one write: once committed or skipped, it is cleared (a failed write keeps it).
-    if (opts.appTransaction.exists(_.fromSession)) spark.conf.unset(WriteOptions.TxnVersionKey)
-    version
+    IdempotentWrites.run(spark, txn, opts.appTransaction)(Option.empty[Long])(Some(commitData(spark, txn, data, opts)))
   }
 
   private def commitData(spark: SparkSession, txn: OptimisticTransaction, data: DataFrame, opts: WriteOptions): Long = {
@@ -84,22 +80,8 @@ object TableWriter extends Logging {
         "numRemovedFiles" -> removes.size.toLong,
         "numRemovedBytes" -> removed.map(_.size).sum),
       opts.userMetadata)
-    val appTxn = opts.appTransaction.map(t => SetTransaction(t.appId, t.version, Some(now)))
-    txn.commit(removes ++ added ++ appTxn, op)
+    txn.commit(removes ++ added, op)
   }
-
-  /**
-   * Whether an idempotent write's version is not above the one the table records for its
-   * application id: then the write is skipped (Delta's rule), and the log says why.
-   */
-  private def alreadyCommitted(txn: OptimisticTransaction, opts: WriteOptions): Boolean =
-    opts.appTransaction.exists { t =>
-      val recorded = txn.readSnapshot.map(_.transactions).getOrElse(Map.empty)
-      val skip = WriteOptions.alreadyCommitted(t, recorded)
-      if (skip) logWarning(s"Silt: skipped a write to ${txn.log.tablePath}: application '${t.appId}' already " +
-        s"committed transaction version ${recorded(t.appId).version} (this write's txnVersion is ${t.version})")
-      skip
-    }
 
   /** A write with dataChange = false rewrites rows already in the table: it may not create it or change its metadata. */
   private def checkRewrite(txn: OptimisticTransaction): Unit = {
@@ -141,7 +123,13 @@ object TableWriter extends Logging {
     }
     if (!opts.dataChange) throw new InvalidTableOperationException(s"option dataChange = false marks a rewrite " +
       s"of rows already in $tablePath, so it cannot create or replace the table; write without it")
-    if (alreadyCommitted(txn, opts)) return None
+    IdempotentWrites.run(spark, txn, opts.appTransaction)(Option.empty[Long])(
+      Some(replaceWith(spark, txn, table, data, opts, operation)))
+  }
+
+  private def replaceWith(spark: SparkSession, txn: OptimisticTransaction, table: TableDefinition,
+      data: Option[DataFrame], opts: WriteOptions, operation: String): Long = {
+    val tablePath = txn.log.tablePath
     val defined = opts.copy(mode = SaveMode.Overwrite, partitionBy = Some(table.partitionColumns),
       properties = opts.properties ++ table.properties, description = table.description, overwriteSchema = true)
     // The columns of a query's result are nullable, as in Delta; declared columns keep NOT NULL.
@@ -159,8 +147,7 @@ object TableWriter extends Logging {
         "numOutputBytes" -> added.map(_.size).sum,
         "numRemovedFiles" -> removed.size.toLong),
       opts.userMetadata)
-    val appTxn = opts.appTransaction.map(t => SetTransaction(t.appId, t.version, Some(now)))
-    Some(txn.commit(removed.map(_.remove(now)) ++ added ++ appTxn, op))
+    txn.commit(removed.map(_.remove(now)) ++ added, op)
   }
 
   /** TRUNCATE TABLE: every row removed in one commit; the files stay for time travel until VACUUM. */

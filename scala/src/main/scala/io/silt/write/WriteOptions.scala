@@ -133,10 +133,6 @@ object WriteOptions {
   /** The session's idempotent-write settings (both or neither), for statements without write options (DML). */
   def sessionAppTransaction(spark: SparkSession): Option[AppTransaction] = appTransaction(spark, Map.empty)
 
-  /** Whether `t`'s version is not above what the table's snapshot records for its application id. */
-  def alreadyCommitted(t: AppTransaction, recorded: Map[String, io.silt.log.SetTransaction]): Boolean =
-    recorded.get(t.appId).exists(_.version >= t.version)
-
   /** txnAppId / txnVersion from the options, else from the session (both or neither). */
   private def appTransaction(spark: SparkSession, lower: Map[String, String]): Option[AppTransaction] = {
     val fromOptions = (lower.get("txnappid"), lower.get("txnversion"))

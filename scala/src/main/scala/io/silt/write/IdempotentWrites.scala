@@ -1,0 +1,33 @@
+package io.silt.write
+
+import io.silt.log.SetTransaction
+import io.silt.txn.OptimisticTransaction
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Idempotent writes (txnAppId / txnVersion), the one place that decides them for every write,
+ * replace and DML statement: a version not above the one the table recorded for its application
+ * skips the operation; otherwise the transaction commits a `txn` action with whatever it commits.
+ * The session's txnVersion names one operation, so it is cleared once that ran or was skipped
+ * (a failed operation keeps it, so that its retry is still recognised).
+ */
+object IdempotentWrites extends Logging {
+
+  /** Runs `operation` on `txn` unless `t` was committed already, then gives `skipped`. */
+  def run[A](spark: SparkSession, txn: OptimisticTransaction, t: Option[AppTransaction])(skipped: => A)(operation: => A): A = {
+    val recorded = txn.readSnapshot.map(_.transactions).getOrElse(Map.empty)
+    val done = t.flatMap(a => recorded.get(a.appId).filter(_.version >= a.version))
+    val result = done match {
+      case Some(previous) =>
+        logWarning(s"Silt: skipped an operation on ${txn.log.tablePath}: application '${previous.appId}' already " +
+          s"committed transaction version ${previous.version} (this one's txnVersion is ${t.get.version})")
+        skipped
+      case None =>
+        t.foreach(a => txn.recordAppTransaction(SetTransaction(a.appId, a.version, Some(System.currentTimeMillis()))))
+        operation
+    }
+    if (t.exists(_.fromSession)) spark.conf.unset(WriteOptions.TxnVersionKey)
+    result
+  }
+}
