@@ -2,10 +2,13 @@ package io.silt.checkpoint
 
 import java.util.UUID
 
+import io.silt.config.SiltSettings
 import io.silt.log._
+import io.silt.partition.PartitionValues
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, from_json, lit, struct}
+import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.sql.types.StructType
 
 /** What a written checkpoint is made of, for `_last_checkpoint`. */
@@ -19,9 +22,6 @@ final case class WrittenCheckpoint(version: Long, actions: Long, numOfAddFiles: 
  * Files appear under their final names by rename, so a reader never sees half a checkpoint.
  */
 object CheckpointWriter {
-  val FilesPerSidecarKey = "spark.silt.checkpoint.v2.filesPerSidecar"
-  val V2FormatKey = "spark.silt.checkpoint.v2.format"
-
   def write(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint = {
     val props = TableProperties(snapshot.metadata.configuration)
     val now = System.currentTimeMillis()
@@ -53,7 +53,7 @@ object CheckpointWriter {
   private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, nonFile: Seq[Action],
       fileActions: Seq[Action], classicName: Boolean): WrittenCheckpoint = {
     val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
-    val perSidecar = spark.conf.get(FilesPerSidecarKey, "100000").toLong
+    val perSidecar = SiltSettings.CheckpointFilesPerSidecar(spark)
     val numSidecars = math.max(1, math.ceil(fileActions.size.toDouble / perSidecar).toInt)
     val sidecarNames = (1 to numSidecars).map(_ => s"${UUID.randomUUID()}.parquet")
     val sidecarFrame = withParsedStats(frame(spark, fileActions, StructType(Seq(
@@ -69,7 +69,7 @@ object CheckpointWriter {
     }
     val meta = ActionCodec.mapper.createObjectNode().put("version", snapshot.version)
     val top = UnknownAction("checkpointMetadata", meta) +: (nonFile ++ sidecars)
-    val format = if (classicName) "parquet" else spark.conf.get(V2FormatKey, "parquet")
+    val format = if (classicName) "parquet" else SiltSettings.CheckpointV2Format(spark)
     val name = if (classicName) FileNames.checkpointName(snapshot.version)
       else FileNames.v2CheckpointName(snapshot.version, UUID.randomUUID().toString, format)
     val target = new Path(log.logPath, name)
@@ -95,7 +95,11 @@ object CheckpointWriter {
     val add = col("add")
     var parsed: Column = add.withField("stats_parsed", from_json(add.getField("stats"), CheckpointSchema.statsSchema(m)))
     if (m.partitionColumns.nonEmpty) {
-      val values = m.partitionSchema.fields.map(f => add.getField("partitionValues").getItem(f.name).cast(f.dataType).as(f.name))
+      val tz = df.sparkSession.sessionState.conf.sessionLocalTimeZone
+      val values = m.partitionSchema.fields.map { f =>
+        val raw = SparkInternals.expression(add.getField("partitionValues").getItem(f.name))
+        SparkInternals.column(PartitionValues.decode(raw, f.dataType, tz)).as(f.name)
+      }
       parsed = parsed.withField("partitionValues_parsed", struct(values.toIndexedSeq: _*))
     }
     df.withColumn("add", org.apache.spark.sql.functions.when(add.isNull, lit(null)).otherwise(parsed))

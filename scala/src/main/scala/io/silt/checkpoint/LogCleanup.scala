@@ -2,7 +2,7 @@ package io.silt.checkpoint
 
 import scala.util.control.NonFatal
 
-import io.silt.log.{FileNames, LogListing, Snapshot, TableLog, TableProperties}
+import io.silt.log.{CheckpointReader, FileNames, LogListing, Snapshot, TableLog, TableProperties}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
@@ -46,7 +46,7 @@ object LogCleanup extends Logging {
       st.getModificationTime < now - SidecarGraceMs)
     if (old.nonEmpty) {
       val referenced = log.listing().checkpoints.flatMap { cp =>
-        try CheckpointReader.sidecarsOf(spark, log.store, log.logPath, cp).map(_.getName)
+        try CheckpointReader.sidecarsOf(log.store, log.logPath, cp).map(_.getName)
         catch { case NonFatal(_) => Nil }
       }.toSet
       old.filterNot(st => referenced.contains(st.getPath.getName)).foreach(st => fs.delete(st.getPath, false))

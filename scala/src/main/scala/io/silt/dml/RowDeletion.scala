@@ -1,5 +1,6 @@
 package io.silt.dml
 
+import io.silt.config.SiltSettings
 import scala.collection.mutable
 
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, RoaringBitmapArray}
@@ -38,7 +39,7 @@ object RowDeletion {
     val conf = new SerializableConfiguration(spark.sessionState.newHadoopConf())
     val dvs = spark.sparkContext.broadcast(currentDvs)
     val table = tablePath.toString
-    val inlineThreshold = spark.conf.get("spark.silt.deletionVectors.inlineThreshold", "0").toInt
+    val inlineThreshold = SiltSettings.DvInlineThreshold(spark)
     val write = (entries: IndexedSeq[(String, Array[Long])]) =>
       writeDvs(entries, new Path(table), dvs.value, conf.value, inlineThreshold)
     val results = if (byFile) {

@@ -1,5 +1,6 @@
 package io.silt.dml
 
+import io.silt.spark.JobDescription
 import io.silt.txn.OptimisticTransaction
 import io.silt.write.{IdempotentWrites, WriteOptions}
 import org.apache.spark.sql.{Row, SparkSession}
@@ -23,7 +24,7 @@ abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) ex
     WriteOptions.refuseDeltaSettings(spark)
     val txn = t.startTransaction(spark)
     IdempotentWrites.run(spark, txn, WriteOptions.sessionAppTransaction(spark))(Seq(Row.fromSeq(outputColumns.map(_ => 0L)))) {
-      io.silt.sql.JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t, txn))
+      JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t, txn))
     }
   }
 

@@ -20,13 +20,6 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): (String, String) =
     (TablePaths.canonical(tablePath, path), dv.map(_.uniqueId).getOrElse(""))
 
-  /** Forgets everything replayed so far. */
-  def reset(): this.type = {
-    live.clear(); tombstones.clear(); txns.clear(); domains.clear()
-    protocol = None; metadata = None
-    this
-  }
-
   /** Starts from an existing snapshot, so that newer commits can be applied incrementally. */
   def seed(s: Snapshot): this.type = {
     protocol = Some(s.protocol)
@@ -80,11 +73,9 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
     (data.toSeq ++ dv).find(p => !inside(p)).foreach { p =>
       throw new io.silt.errors.CorruptLogException(tablePath.toString + "/_delta_log", s"an add action names ${a.path}" +
         (if (!data.contains(p)) s" with deletion vector file $p" else "") + s", which is outside the table directory $tablePath " +
-        s"(set ${TableLog.AllowFilesOutsideKey}=true to read tables whose files live elsewhere, such as shallow clones)")
+        s"(set ${io.silt.config.SiltSettings.AllowFilesOutsideTable.key}=true to read tables whose files live elsewhere, such as shallow clones)")
     }
   }
-
-  def hasProtocolAndMetadata: Boolean = protocol.isDefined && metadata.isDefined
 
   /** The file-level state replayed so far. */
   def toState: SnapshotState = new SnapshotState(live.values.toIndexedSeq, tombstones.values.toIndexedSeq,

@@ -15,7 +15,7 @@ import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
  * atomically and only if absent: a reader never sees a half-written commit, and of two writers
  * racing for one version exactly one wins.
  */
-class LogStore(hadoopConf: Configuration) {
+class LogStore(val hadoopConf: Configuration) {
 
   def fs(path: Path): FileSystem = path.getFileSystem(hadoopConf)
 
@@ -38,8 +38,6 @@ class LogStore(hadoopConf: Configuration) {
       catch { case _: java.io.FileNotFoundException => Nil }
     }
   }
-
-  def exists(path: Path): Boolean = fs(path).exists(path)
 
   def readLines(path: Path): Seq[String] = {
     val in = fs(path).open(path)

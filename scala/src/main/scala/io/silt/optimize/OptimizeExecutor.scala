@@ -7,7 +7,8 @@ import scala.concurrent.duration.Duration
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
 import io.silt.log.{ActionCodec, AddFile, Snapshot, TableFeatures, TableLog}
-import io.silt.read.{PartitionPruning, SiltRelation}
+import io.silt.partition.PartitionPredicates
+import io.silt.read.SiltRelation
 import io.silt.stats.StatsColumn
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.write.DataFileWriter
@@ -34,9 +35,9 @@ object OptimizeExecutor {
     validateZOrderColumns(snapshot, zOrderBy)
 
     val predicate = partitionPredicate.map(p =>
-      PartitionPruning.resolvePartitionPredicate(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
+      PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
-    val considered = snapshot.files.filter(PartitionPruning.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
+    val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
     val bins = plan(considered, zOrderBy.nonEmpty, purge, settings)
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)

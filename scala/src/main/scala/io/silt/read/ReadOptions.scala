@@ -1,6 +1,6 @@
 package io.silt.read
 
-import io.silt.OptionSpec
+import io.silt.config.OptionSpec
 
 /** The DataFrameReader options a Delta user may pass, and what Silt does with each. */
 object ReadOptions {

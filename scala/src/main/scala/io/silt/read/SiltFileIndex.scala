@@ -1,6 +1,8 @@
 package io.silt.read
 
+import io.silt.config.SiltSettings
 import io.silt.log.{AddFile, Snapshot}
+import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
@@ -29,7 +31,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   /** The files a scan with these filters must read. */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
-    val inPartitions = files.filter(PartitionPruning.matcher(partitionFilters, partitionSchema, timeZone))
+    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters, partitionSchema, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
     else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
   }
@@ -37,7 +39,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
     val files = matchingFiles(partitionFilters, dataFilters)
     files.groupBy(_.partitionValues).toSeq.map { case (_, group) =>
-      PartitionDirectory(PartitionPruning.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus))
+      PartitionDirectory(PartitionValues.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus))
     }
   }
 
@@ -66,6 +68,5 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 }
 
 object SiltFileIndex {
-  val SkippingEnabledKey = "spark.silt.stats.skipping.enabled"
-  def skippingEnabled(spark: SparkSession): Boolean = spark.conf.get(SkippingEnabledKey, "true").toBoolean
+  def skippingEnabled(spark: SparkSession): Boolean = SiltSettings.SkippingEnabled(spark)
 }

@@ -15,9 +15,9 @@ final case class DescribeHistoryCommand(table: TableRef, limit: Option[Int]) ext
   override def run(spark: SparkSession): Seq[Row] = {
     val log = TableLog.forPath(spark, table.path(spark).toString)
     log.latest() // refuses a path that is not a table, naming it
-    val commits = log.listCommits().reverse
-    commits.take(limit.getOrElse(Int.MaxValue)).map { c =>
-      val info = log.readCommit(c.version).collectFirst { case i: io.silt.log.CommitInfo => i }
+    val commits = log.commits()
+    commits.entries.reverse.take(limit.getOrElse(Int.MaxValue)).map { c =>
+      val info = commits.commitInfo(c)
       Row(
         c.version,
         new java.sql.Timestamp(info.flatMap(_.inCommitTimestamp).getOrElse(c.timestamp)),

@@ -23,7 +23,7 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     val spark = org.apache.spark.sql.SparkSession.active
     val target = if (ctx.version != null) io.silt.read.TimeTravel.AtVersion(ctx.version.getText.toLong)
       else io.silt.read.TimeTravel.AsOfTimestamp(io.silt.read.TimeTravel.parseTimestamp(spark, SiltSqlAstBuilder.unquote(ctx.timestamp.getText)))
-    io.silt.dml.RestoreCommand(tableRef(ctx.table), target)
+    RestoreCommand(tableRef(ctx.table), target)
   }
 
   override def visitCheckpointTable(ctx: P.CheckpointTableContext): LogicalPlan =

@@ -1,5 +1,6 @@
 package io.silt.sql
 
+import io.silt.spark.JobDescription
 import io.silt.vacuum.Vacuum
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}

@@ -2,7 +2,7 @@ package io.silt.txn
 
 import io.silt.errors.ConcurrentModificationException
 import io.silt.log._
-import io.silt.read.PartitionPruning
+import io.silt.partition.PartitionPredicates
 
 /**
  * Decides whether a transaction that read `readSnapshot` may still commit after the `winning`
@@ -38,7 +38,7 @@ final class ConflictChecker(
       if (added.nonEmpty) fail(s"added files in partitions this transaction replaces: ${added.take(3).mkString(", ")}")
     }
     if (readSet.partitionPredicates.nonEmpty && readSet.wholeTable == false) {
-      val matches = PartitionPruning.matcher(readSet.partitionPredicates,
+      val matches = PartitionPredicates.matcher(readSet.partitionPredicates,
         readSnapshot.metadata.partitionSchema, timeZone)
       val added = winning.collect { case a: AddFile if a.dataChange && matches(a) => a.path }
       if (added.nonEmpty) fail(s"added files in partitions this transaction read: ${added.take(3).mkString(", ")}")

@@ -2,10 +2,10 @@ package io.silt.txn
 
 import java.util.UUID
 
-import io.silt.SiltVersion
+import io.silt.config.{SiltSettings, SiltVersion}
 import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException}
 import io.silt.log._
-import io.silt.read.PartitionPruning
+import io.silt.partition.PartitionPredicates
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
 
@@ -14,13 +14,15 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * version only if no concurrent commit changed what it read. Blind appends are retried on top
  * of concurrent commits; a real conflict raises ConcurrentModificationException.
  */
-final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Snapshot], spark: SparkSession) {
+final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Snapshot], spark: SparkSession,
+    hooks: Seq[PostCommitHook] = PostCommitHook.installed) {
   private var readSet = ReadSet()
   private var newMetadata: Option[Metadata] = None
   private var newProtocol: Option[Protocol] = None
   private var committed = false
   private var appTransaction: Option[SetTransaction] = None
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+  SiltSettings.checkSession(spark.conf)
 
   def readVersion: Long = readSnapshot.map(_.version).getOrElse(-1L)
   def tableExists: Boolean = readSnapshot.isDefined
@@ -43,7 +45,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       files
     } else {
       readSet = readSet.copy(partitionPredicates = readSet.partitionPredicates ++ partitionPredicates)
-      val matches = PartitionPruning.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
+      val matches = PartitionPredicates.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
       files.filter(matches)
     }
   }
@@ -76,7 +78,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
     val body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
     val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, timeZone)
-    val maxAttempts = spark.conf.get("spark.silt.commit.maxAttempts", "100").toInt
+    val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     var version = readVersion + 1
     var attempt = 1
     while (true) {
@@ -84,7 +86,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val lines = (info +: body).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
-        io.silt.checkpoint.Checkpoints.postCommit(spark, log, log.committed(readSnapshot, version, body))
+        lazy val snapshot = log.committed(readSnapshot, version, body)
+        hooks.foreach(_.afterCommit(spark, log, snapshot))
         return version
       }
       if (readSnapshot.isEmpty) {
@@ -93,7 +96,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       }
       if (attempt >= maxAttempts) {
         throw new ConcurrentModificationException(s"gave up committing to ${log.tablePath} after " +
-          s"$attempt attempts (spark.silt.commit.maxAttempts); nothing was committed")
+          s"$attempt attempts (${SiltSettings.CommitMaxAttempts.key}); nothing was committed")
       }
       checker.check(version, log.readCommit(version))
       version += 1
@@ -122,7 +125,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     o.put("isBlindAppend", isBlindAppend)
     val metrics = o.putObject("operationMetrics")
     op.metrics.toSeq.sortBy(_._1).foreach { case (k, v) => metrics.put(k, v.toString) }
-    op.userMetadata.orElse(spark.conf.getOption(OptimisticTransaction.UserMetadataKey)).foreach(o.put("userMetadata", _))
+    op.userMetadata.orElse(SiltSettings.UserMetadata.option(spark)).foreach(o.put("userMetadata", _))
     o.put("engineInfo", s"Silt/${SiltVersion.Version} Apache-Spark/${spark.version}")
     o.put("txnId", UUID.randomUUID().toString)
     o
@@ -130,9 +133,6 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
 }
 
 object OptimisticTransaction {
-  /** The userMetadata of every commit of the session, unless an operation brings its own. */
-  val UserMetadataKey = "spark.silt.commitInfo.userMetadata"
-
   /** Starts a transaction on the latest version of the table at `log` (which may not exist yet). */
   def start(spark: SparkSession, log: TableLog): OptimisticTransaction =
     new OptimisticTransaction(log, log.latestOption(), spark)

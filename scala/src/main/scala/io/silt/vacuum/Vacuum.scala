@@ -1,5 +1,6 @@
 package io.silt.vacuum
 
+import io.silt.config.SiltSettings
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
@@ -18,7 +19,6 @@ final case class VacuumResult(files: Seq[String], bytes: Long, deletionVectors: 
  * ago than the retention. `_delta_log` and hidden paths are never touched.
  */
 object Vacuum {
-  val RetentionCheckKey = "spark.silt.vacuum.retentionDurationCheck.enabled"
   /** Above this many files the deletes run in the executors. */
   private val ParallelDeleteThreshold = 1000
 
@@ -29,12 +29,12 @@ object Vacuum {
     TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     val defaultMs = TableProperties(snapshot.metadata.configuration).deletedFileRetentionMs
     val retentionMs = retentionHours.map(h => (h * 3600 * 1000).toLong).getOrElse(defaultMs)
-    val checkEnabled = spark.conf.get(RetentionCheckKey, "true").toBoolean
+    val checkEnabled = SiltSettings.VacuumRetentionCheck(spark)
     if (retentionMs < 0) throw new InvalidTableOperationException(s"VACUUM retention must not be negative, not ${retentionHours.get} hours")
     if (retentionMs < defaultMs && checkEnabled) {
       throw new InvalidTableOperationException(s"VACUUM RETAIN ${retentionHours.get} HOURS is shorter than the table's " +
         s"delta.deletedFileRetentionDuration (${defaultMs / 3600000.0} hours): files that concurrent readers or time travel " +
-        s"still need could be deleted. Set $RetentionCheckKey = false to do it anyway.")
+        s"still need could be deleted. Set ${SiltSettings.VacuumRetentionCheck.key} = false to do it anyway.")
     }
     val now = System.currentTimeMillis()
     val cutoff = now - retentionMs

@@ -1,5 +1,6 @@
 package io.silt.write
 
+import io.silt.config.SiltSettings
 import io.silt.log.SetTransaction
 import io.silt.txn.OptimisticTransaction
 import org.apache.spark.internal.Logging
@@ -27,7 +28,7 @@ object IdempotentWrites extends Logging {
         t.foreach(a => txn.recordAppTransaction(SetTransaction(a.appId, a.version, Some(System.currentTimeMillis()))))
         operation
     }
-    if (t.exists(_.fromSession)) spark.conf.unset(WriteOptions.TxnVersionKey)
+    if (t.exists(_.fromSession)) spark.conf.unset(SiltSettings.TxnVersion.key)
     result
   }
 }

@@ -4,7 +4,7 @@ import java.util.UUID
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
 import io.silt.log._
-import io.silt.read.PartitionPruning
+import io.silt.partition.PartitionPredicates
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.stats.FileStats
 import org.apache.hadoop.fs.Path
@@ -52,7 +52,7 @@ object TableWriter {
       throw new InvalidTableOperationException("option replaceWhere only applies to mode 'overwrite'")
     }
     val replacePredicate = opts.replaceWhere.filter(_ => overwrite && txn.tableExists).map { text =>
-      PartitionPruning.resolvePartitionPredicate(spark, text, metadata, "replaceWhere")
+      PartitionPredicates.resolve(spark, text, metadata, "replaceWhere")
     }
     val checked = opts.replaceWhere.filter(_ => overwrite).map { text =>
       data.filter(assert_true(coalesce(expr(text), lit(false)),

@@ -1,6 +1,7 @@
 package io.silt.write
 
-import io.silt.OptionSpec
+import io.silt.config.SiltSettings
+import io.silt.config.OptionSpec
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import org.apache.spark.sql.{SaveMode, SparkSession}
 
@@ -31,9 +32,9 @@ final case class WriteOptions(
 
 object WriteOptions {
   val PartitionOverwriteModeKey = "spark.sql.sources.partitionOverwriteMode"
-  val TxnAppIdKey = "spark.silt.write.txnAppId"
-  val TxnVersionKey = "spark.silt.write.txnVersion"
-  val UserMetadataKey: String = io.silt.txn.OptimisticTransaction.UserMetadataKey
+  private val TxnAppIdKey = SiltSettings.TxnAppId.key
+  private val TxnVersionKey = SiltSettings.TxnVersion.key
+  private val UserMetadataKey = SiltSettings.UserMetadata.key
 
   /** The DataFrameWriter options Silt honours, then the Delta ones it refuses (any other is refused too). */
   val Options: Seq[OptionSpec] = Seq(

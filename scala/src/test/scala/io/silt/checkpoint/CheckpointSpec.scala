@@ -1,6 +1,6 @@
 package io.silt.checkpoint
 
-import io.silt.log.{ActionCodec, CommitEntry, FileNames, LogListing}
+import io.silt.log.{ActionCodec, CheckpointInstance, CheckpointKind, CommitEntry, FileNames, LastCheckpoint, LogListing}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.scalatest.funsuite.AnyFunSuite
 

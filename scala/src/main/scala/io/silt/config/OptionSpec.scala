@@ -1,4 +1,4 @@
-package io.silt
+package io.silt.config
 
 import io.silt.errors.UnsupportedOptionException
 

@@ -1,4 +1,4 @@
-package io.silt.checkpoint
+package io.silt.log
 
 import java.nio.charset.StandardCharsets
 import java.security.MessageDigest
@@ -9,7 +9,6 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
-import io.silt.log.{ActionCodec, FileNames, LogStore}
 import org.apache.hadoop.fs.Path
 
 /**

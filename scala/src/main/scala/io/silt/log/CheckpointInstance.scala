@@ -1,6 +1,5 @@
-package io.silt.checkpoint
+package io.silt.log
 
-import io.silt.log.FileNames
 import org.apache.hadoop.fs.FileStatus
 
 /** The kinds of checkpoint a log can hold. */

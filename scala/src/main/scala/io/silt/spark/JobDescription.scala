@@ -1,4 +1,4 @@
-package io.silt.sql
+package io.silt.spark
 
 import org.apache.spark.sql.SparkSession
 

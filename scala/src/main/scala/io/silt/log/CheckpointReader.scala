@@ -1,12 +1,10 @@
-package io.silt.checkpoint
+package io.silt.log
 
 import java.util.concurrent.{Callable, ExecutionException, Executors}
 
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.CorruptLogException
-import io.silt.log.{Action, ActionCodec, FileNames, LogStore, Metadata, Protocol, UnknownAction}
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
 
 /**
  * Reads the actions of a checkpoint: classic and multi-part Parquet checkpoints, and V2
@@ -15,35 +13,35 @@ import org.apache.spark.sql.SparkSession
  */
 object CheckpointReader {
 
-  def read(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
-    val top = topLevel(spark, store, cp)
+  def read(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
+    val top = topLevel(store, cp)
     val sidecars = top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
     val inline = top.filter {
       case UnknownAction("sidecar" | "checkpointMetadata", _) => false
       case _ => true
     }
-    inline ++ (if (sidecars.isEmpty) Nil else parquet(spark, sidecars))
+    inline ++ (if (sidecars.isEmpty) Nil else parquet(store, sidecars))
   }
 
   /**
    * The protocol and metaData actions of a checkpoint, without its file actions: for classic and
    * multi-part checkpoints, the two columns alone; for V2, the top-level file (sidecars unread).
    */
-  def readProtocolAndMetadata(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
+  def readProtocolAndMetadata(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
     val head = cp.kind match {
       case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
-      case _ => parquet(spark, cp.files.map(_.getPath), only = Set("protocol", "metaData"))
+      case _ => parquet(store, cp.files.map(_.getPath), only = Set("protocol", "metaData"))
     }
     head.filter(a => a.isInstanceOf[Protocol] || a.isInstanceOf[Metadata])
   }
 
   /** The sidecar files a checkpoint refers to (none for V1 checkpoints). */
-  def sidecarsOf(spark: SparkSession, store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Path] =
-    topLevel(spark, store, cp).collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
+  def sidecarsOf(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Path] =
+    topLevel(store, cp).collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
 
-  private def topLevel(spark: SparkSession, store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {
+  private def topLevel(store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {
     case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
-    case _ => parquet(spark, cp.files.map(_.getPath))
+    case _ => parquet(store, cp.files.map(_.getPath))
   }
 
   private def jsonLines(store: LogStore, path: Path): Seq[Action] =
@@ -58,8 +56,8 @@ object CheckpointReader {
    * there anyway): a Spark job turning rows into JSON costs more than the reading, five times more
    * at a million files. Several files (parts, sidecars) are read in parallel.
    */
-  private def parquet(spark: SparkSession, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
-    val conf = spark.sessionState.newHadoopConf()
+  private def parquet(store: LogStore, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
+    val conf = store.hadoopConf
     def readOne(p: Path): Seq[Action] = try ParquetActionRows.read(p, conf, only) catch {
       case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
     }

@@ -1,4 +1,4 @@
-package io.silt
+package io.silt.config
 
 /** The engine's version, as written into commitInfo.engineInfo. */
 object SiltVersion {

@@ -1,0 +1,86 @@
+package io.silt.config
+
+import io.silt.errors.UnsupportedOptionException
+import org.apache.spark.sql.RuntimeConfig
+
+/**
+ * Every `spark.silt.*` session setting, declared once with its type, default and documentation
+ * (the README's settings table is checked against [[SiltSettings.all]]). A `spark.silt.*` key that
+ * is not declared here is refused by name, so that a misspelt setting is never silently ignored.
+ */
+object SiltSettings {
+  val SkippingEnabled: Setting[Boolean] = Setting.boolean("spark.silt.stats.skipping.enabled", default = true,
+    "use file statistics to skip files")
+
+  val CommitMaxAttempts: Setting[Int] = Setting.int("spark.silt.commit.maxAttempts", 100, min = 1,
+    "attempts of a blind append racing other writers")
+
+  val OptimizeMaxFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.maxFileSize", Some(1L << 30), "1g",
+    "bin size of compaction; ZORDER writes about input bytes / this many files")
+
+  val OptimizeMinFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.minFileSize", None, "= maxFileSize",
+    "compaction rewrites files smaller than this")
+
+  val OptimizeMaxDeletedRowsRatio: Setting[Double] = Setting.fraction("spark.silt.optimize.maxDeletedRowsRatio", 0.05,
+    "compaction also rewrites files with more deleted rows than this")
+
+  val OptimizeMaxThreads: Setting[Int] = Setting.int("spark.silt.optimize.maxThreads", 15, min = 1,
+    "bins rewritten in parallel")
+
+  val ZOrderNumRanges: Setting[Int] = Setting.int("spark.silt.optimize.zorder.numRanges", 1024, min = 2,
+    "range ids per column (rounded up to a power of two)")
+
+  val ZOrderAddNoise: Setting[Boolean] = Setting.boolean("spark.silt.optimize.zorder.addNoise", default = true,
+    "spread a heavy curve cell over several files")
+
+  val DvInlineThreshold: Setting[Int] = Setting.int("spark.silt.deletionVectors.inlineThreshold", 0, min = 0,
+    "DVs up to this many bytes are stored inline in the log")
+
+  val CheckpointFailOnError: Setting[Boolean] = Setting.boolean("spark.silt.checkpoint.failOnError", default = false,
+    "a failing checkpoint fails the commit (tests) instead of a warning")
+
+  val CheckpointV2Format: Setting[String] = Setting.oneOf("spark.silt.checkpoint.v2.format", "parquet",
+    Seq("parquet", "json"), "`json` for JSON V2 checkpoints")
+
+  val CheckpointFilesPerSidecar: Setting[Long] = Setting.long("spark.silt.checkpoint.v2.filesPerSidecar",
+    Some(100000L), min = 1, "file actions per sidecar file")
+
+  val VacuumRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionDurationCheck.enabled",
+    default = true, "refuse a VACUUM retention below the table's")
+
+  val AllowFilesOutsideTable: Setting[Boolean] = Setting.boolean("spark.silt.read.allowFilesOutsideTable",
+    default = false, "read logs whose add actions or DVs name files outside the table directory (shallow clones); " +
+      "refused otherwise")
+
+  val TxnAppId: Setting[String] = Setting.string("spark.silt.write.txnAppId",
+    "idempotent writes for the session's writes (with the next)")
+
+  val TxnVersion: Setting[Long] = Setting.long("spark.silt.write.txnVersion", None, min = 0,
+    "cleared after the write that used it (committed or skipped)")
+
+  val UserMetadata: Setting[String] = Setting.string("spark.silt.commitInfo.userMetadata",
+    "`userMetadata` of every commit of the session (a write's option wins)")
+
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, OptimizeMaxFileSize, OptimizeMinFileSize,
+    OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, DvInlineThreshold,
+    CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
+    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata)
+
+  private val Prefix = "spark.silt."
+  private val declared = all.map(_.key).toSet
+
+  /**
+   * Refuses a `spark.silt.*` key set in the session that no setting declares, and a declared one
+   * whose value does not parse, naming it.
+   */
+  def checkSession(conf: RuntimeConfig): Unit = {
+    val set = conf.getAll.filter(_._1.toLowerCase.startsWith(Prefix))
+    // Spark's settings are case-sensitive: a key in another case would be silently ignored.
+    set.keys.find(k => !declared(k)).foreach { k =>
+      val detail = all.find(_.key.equalsIgnoreCase(k)).map(s => s"setting $k is spelt ${s.key}")
+        .getOrElse(s"unknown setting $k; Silt's settings are ${all.map(_.key).mkString(", ")}")
+      throw new UnsupportedOptionException(k, detail)
+    }
+    all.foreach(s => set.get(s.key).foreach(s.parseValue))
+  }
+}

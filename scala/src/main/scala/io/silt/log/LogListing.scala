@@ -1,0 +1,107 @@
+package io.silt.log
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.silt.errors.{CorruptLogException, MissingCommitException}
+import org.apache.hadoop.fs.{FileStatus, Path}
+
+/** A commit as listed in `_delta_log/`: its version, file and commit timestamp. */
+final case class CommitEntry(version: Long, file: FileStatus, timestamp: Long)
+
+/**
+ * What `_delta_log/` holds from version `from` on (`from` = 0: all of it): the commits (oldest
+ * first) and the complete checkpoints (newest first).
+ */
+final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[CheckpointInstance], from: Long = 0L) {
+  private lazy val byVersion = commits.map(c => c.version -> c).toMap
+  def commit(version: Long): Option[CommitEntry] = byVersion.get(version)
+  def isEmpty: Boolean = commits.isEmpty && checkpoints.isEmpty
+  def latestVersion: Long = (commits.map(_.version) ++ checkpoints.map(_.version)).max
+
+  /** The oldest version a snapshot can be built for: commit 0 or the oldest checkpoint. */
+  def earliestVersion: Long =
+    if (byVersion.contains(0)) 0 else (checkpoints.map(_.version) ++ commits.headOption.map(_.version)).min
+
+  /** Whether a partial listing starts where expected: with commit `from` or a checkpoint at `from`. */
+  def startsAtFrom: Boolean = commit(from).isDefined || checkpoints.exists(_.version == from)
+
+  /** The commit timestamp of `version`: its commit's, else its checkpoint's file time. */
+  def timestampOf(version: Long): Long = commit(version).map(_.timestamp).getOrElse(
+    checkpoints.find(_.version == version).flatMap(_.files.headOption).map(_.getModificationTime).getOrElse(0L))
+}
+
+/**
+ * The files of one `_delta_log/`: which files make a version (listing from a version on, or
+ * probing commits by name), their commit timestamps, and the actions of a commit.
+ */
+final class LogFiles(val tablePath: Path, val store: LogStore) {
+  val logPath: Path = new Path(tablePath, "_delta_log")
+
+  /**
+   * Lists the log from `fromVersion` on (all of it by default). Commit timestamps are made
+   * monotonic, as Delta's file-time semantics want.
+   */
+  def list(fromVersion: Long = 0L): LogListing = {
+    // Log names start with a 20-digit version: comparing that prefix as a string skips the older
+    // history without parsing every name of a long log.
+    val fromPrefix = f"$fromVersion%020d"
+    val keep: String => Boolean =
+      if (fromVersion <= 0) _ => true
+      else name => name.compareTo(fromPrefix) >= 0 && FileNames.classify(name).exists(_.version >= fromVersion)
+    val classified = store.list(logPath, keep).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
+    val commits = classified.collect { case (FileNames.CommitFile(v), st) => v -> st }.sortBy(_._1)
+    val entries = LogFiles.monotonic(commits, Long.MinValue)
+    val checkpoints = CheckpointInstance.complete(classified.collect { case (c: FileNames.CheckpointFile, st) => c -> st })
+    LogListing(entries, checkpoints, math.max(fromVersion, 0L))
+  }
+
+  /**
+   * Commits `from`, `from + 1`, … as long as they exist, asked for by name (commits are
+   * contiguous), with timestamps made monotonic after `previous`; None past `limit` of them.
+   */
+  def probe(from: Long, previous: Long, limit: Int): Option[IndexedSeq[CommitEntry]] = {
+    val found = ArrayBuffer.empty[FileStatus]
+    var next = stat(from)
+    while (next.isDefined && found.size < limit) {
+      found += next.get
+      next = stat(from + found.size)
+    }
+    if (next.isDefined) None else Some(LogFiles.monotonic(found.toSeq.zipWithIndex.map { case (st, i) => (from + i) -> st }, previous))
+  }
+
+  /** The commit file of `version`, if it exists. */
+  def stat(version: Long): Option[FileStatus] = {
+    val path = FileNames.commitPath(logPath, version)
+    try Some(store.fs(path).getFileStatus(path)) catch { case _: java.io.FileNotFoundException => None }
+  }
+
+  /** The actions of one commit; a line that is not valid JSON names the file and line. */
+  def readCommit(version: Long): Seq[Action] = {
+    val path = FileNames.commitPath(logPath, version)
+    val lines = try store.readLines(path) catch {
+      case e: java.io.FileNotFoundException =>
+        throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
+    }
+    lines.zipWithIndex.map { case (line, i) =>
+      try ActionCodec.fromJson(line) catch {
+        case e: Exception =>
+          throw new CorruptLogException(path.toString, s"line ${i + 1}: ${e.getMessage}", e)
+      }
+    }
+  }
+}
+
+object LogFiles {
+  /**
+   * Entries for `commits` (version, file; oldest first), each timestamp at least one millisecond
+   * after the previous (`previous` before the first), as Delta's file-time semantics want.
+   */
+  private def monotonic(commits: Seq[(Long, FileStatus)], previous: Long): IndexedSeq[CommitEntry] = {
+    var last = previous
+    commits.map { case (v, st) =>
+      val ts = if (last == Long.MinValue) st.getModificationTime else math.max(st.getModificationTime, last + 1)
+      last = ts
+      CommitEntry(v, st, ts)
+    }.toIndexedSeq
+  }
+}

@@ -1,0 +1,146 @@
+package io.silt.log
+
+import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
+
+import io.silt.errors.{CorruptLogException, MissingCommitException}
+import org.apache.spark.internal.Logging
+
+/**
+ * Where a snapshot's replay starts: `from`, the first commit to apply, after a cached snapshot or
+ * a checkpoint (with the protocol and metadata it starts with).
+ */
+private[log] final case class Start(from: Long, base: Option[Snapshot], checkpoint: Option[CheckpointInstance],
+    protocolAndMetadata: Seq[Action])
+
+/**
+ * Builds the snapshot of a version from a listing: from a close cached snapshot, else the newest
+ * readable checkpoint, else the commits. Protocol and metadata are read at once; the files when
+ * first asked for. A checkpoint that cannot be read is given up, with a warning, for the next
+ * older candidate (and in the end for the commits alone).
+ */
+final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging {
+  private def tablePath = files.tablePath
+
+  /** The snapshot at `version` of `listing` (a partial listing is completed when its checkpoint fails). */
+  def load(listing: LogListing, version: Long, base: Option[Snapshot]): Snapshot = {
+    val first = startingPoint(listing, version, base, Set.empty)
+    // a partial listing whose checkpoint could not be read: the older history is needed after all
+    val (l, (start, unreadable)) = if (first._1.from < listing.from) {
+      val full = files.list()
+      (full, startingPoint(full, version, base, Set.empty))
+    } else (listing, first)
+    val commits = readCommits(l, start, version, unreadable)
+    val actions = start.protocolAndMetadata.iterator ++ commits.iterator.flatten
+    val (protocol, metadata) = actions.foldLeft((Option.empty[Protocol], Option.empty[Metadata])) {
+      case ((_, m), p: Protocol) => (Some(p), m)
+      case ((p, _), m: Metadata) => (p, Some(m))
+      case (latest, _) => latest
+    }
+    if (protocol.isEmpty || metadata.isEmpty) {
+      throw new CorruptLogException(files.logPath.toString,
+        s"the log up to version $version holds no protocol or no metaData action")
+    }
+    val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, l.timestampOf(version),
+      () => fileState(version, start, commits))
+    TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    snapshot
+  }
+
+  /** `base` with `actions` (the commit at `base.version + 1`, made at `timestamp`) applied. */
+  def applied(base: Option[Snapshot], version: Long, actions: Seq[Action], timestamp: Long): Snapshot = {
+    val replay = new LogReplay(tablePath, options.allowFilesOutside)
+    base.foreach(replay.seed)
+    replay.append(actions)
+    replay.toSnapshot(version, timestamp)
+  }
+
+  /** The commits from `start` to `version`, which must all be listed. */
+  private def readCommits(l: LogListing, start: Start, version: Long,
+      unreadable: Seq[(CheckpointInstance, Throwable)]): Seq[Seq[Action]] = {
+    (start.from to version).find(v => l.commit(v).isEmpty).foreach { v =>
+      unreadable.headOption.foreach { case (cp, e) =>
+        throw new CorruptLogException(cp.files.map(_.getPath.toString).mkString(", "), s"this checkpoint cannot be " +
+          s"read (${e.getMessage}) and commit $v, needed instead to read version $version, is gone", e)
+      }
+      throw new MissingCommitException(tablePath.toString, v, s"it is needed to read version $version " +
+        s"(the commits after the checkpoint or version ${start.from - 1} must all be there)")
+    }
+    (start.from to version).map(files.readCommit)
+  }
+
+  /**
+   * The files of the snapshot at `version`: its start's (cached snapshot or checkpoint) with the
+   * commits after it replayed. Each checkpoint whose file actions cannot be read is skipped for
+   * the next candidate; the candidates end with the commits alone, so the loop ends.
+   */
+  private def fileState(version: Long, first: Start, firstCommits: Seq[Seq[Action]]): SnapshotState = {
+    var start = first
+    var commits = firstCommits
+    var skip = Set.empty[CheckpointInstance]
+    var state: Option[SnapshotState] = None
+    while (state.isEmpty) {
+      checkpointActions(start) match {
+        case Some(actions) =>
+          val replay = new LogReplay(tablePath, options.allowFilesOutside)
+          start.base.foreach(replay.seed)
+          replay.append(actions)
+          commits.foreach(replay.append)
+          state = Some(replay.toState)
+        case None =>
+          skip ++= start.checkpoint
+          val l = files.list()
+          val (next, unreadable) = startingPoint(l, version, None, skip)
+          start = next
+          commits = readCommits(l, next, version, unreadable)
+      }
+    }
+    state.get
+  }
+
+  /** The file actions of the start's checkpoint (none without one); None when they cannot be read. */
+  private def checkpointActions(start: Start): Option[Seq[Action]] = start.checkpoint match {
+    case Some(cp) =>
+      try Some(CheckpointReader.read(files.store, files.logPath, cp)) catch {
+        case NonFatal(e) =>
+          logWarning(s"Silt: cannot read the files of $cp of $tablePath, falling back to an older checkpoint " +
+            s"or the commits: ${e.getMessage}")
+          None
+      }
+    case None => Some(Nil)
+  }
+
+  /**
+   * Where a snapshot of `version` starts: a cached snapshot a few commits behind (when those
+   * commits are all there), else the newest readable checkpoint not in `skip` (one whose protocol
+   * and metadata cannot be read is skipped with a warning and returned among the unreadable), else
+   * the cached snapshot, else commit 0.
+   */
+  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot],
+      skip: Set[CheckpointInstance]): (Start, Seq[(CheckpointInstance, Throwable)]) = {
+    // A base's files are read before its successor is made, so that lazy snapshots never chain.
+    def fromBase(s: Snapshot) = { s.state; Start(s.version + 1, Some(s), None, Seq(s.protocol, s.metadata)) }
+    val unreadable = ArrayBuffer.empty[(CheckpointInstance, Throwable)]
+    val closeBase = base.filter(s => s.isStateLoaded && version - s.version <= SnapshotLoader.CachedReplayLimit &&
+      (s.version + 1 to version).forall(v => l.commit(v).isDefined))
+    val start = closeBase.map(fromBase).getOrElse {
+      val usable = l.checkpoints.filter(c => c.version <= version && base.forall(_.version < c.version) && !skip(c))
+      val fromCheckpoint = usable.iterator.flatMap { cp =>
+        try Some(Start(cp.version + 1, None, Some(cp), CheckpointReader.readProtocolAndMetadata(files.store, files.logPath, cp)))
+        catch {
+          case NonFatal(e) =>
+            logWarning(s"Silt: cannot use $cp of $tablePath, falling back to an older checkpoint or the commits: ${e.getMessage}")
+            unreadable += cp -> e
+            None
+        }
+      }.nextOption()
+      fromCheckpoint.orElse(base.map(fromBase)).getOrElse(Start(0L, None, None, Nil))
+    }
+    (start, unreadable.toSeq)
+  }
+}
+
+object SnapshotLoader {
+  /** Commits past a cached snapshot that are replayed onto it rather than read from a newer checkpoint. */
+  private val CachedReplayLimit = 100
+}

@@ -1,0 +1,41 @@
+package io.silt.partition
+
+import io.silt.log.AddFile
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, EqualTo, Expression, If, Literal}
+import org.apache.spark.sql.types.{DataType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The one decoder of the log's partition values (strings) into typed values: an empty string is
+ * null for every type but STRING, and a value that does not cast is null in a checkpoint's typed
+ * column and an error where a reader needs the value.
+ */
+object PartitionValues {
+
+  /** The typed value of a partition value string `raw` (an expression of type STRING). */
+  def decode(raw: Expression, dataType: DataType, timeZone: String): Expression = dataType match {
+    case StringType => raw
+    case _ => If(EqualTo(raw, Literal("")), Literal(null, dataType),
+      Cast(raw, dataType, Some(timeZone), evalMode = EvalMode.TRY))
+  }
+
+  /** A partition value string of the log as Spark's internal value of `dataType`. */
+  def parse(raw: String, dataType: DataType, timeZone: String): Any = {
+    if (raw == null) return null
+    val v = decode(Literal(UTF8String.fromString(raw)), dataType, timeZone).eval()
+    if (v == null && raw.nonEmpty) {
+      throw new IllegalArgumentException(s"partition value '$raw' is not a valid ${dataType.simpleString}")
+    }
+    v
+  }
+
+  /** The typed partition values of a file as a row of `partitionSchema` (columns matched case-insensitively). */
+  def rowOf(add: AddFile, partitionSchema: StructType, timeZone: String): InternalRow = {
+    val values = partitionSchema.fields.map { f =>
+      val raw = add.partitionValues.find(_._1.equalsIgnoreCase(f.name)).map(_._2).orNull
+      parse(raw, f.dataType, timeZone)
+    }
+    InternalRow.fromSeq(values.toSeq)
+  }
+}
