@@ -31,3 +31,16 @@ def test_readme_tables_match_the_engine(spark):
     assert readme_table("write-options") == engine_list(jvm.io.silt.write.WriteOptions.Options())
     assert readme_table("read-options") == engine_list(jvm.io.silt.read.ReadOptions.Options())
     assert readme_table("write-settings") == engine_list(jvm.io.silt.write.WriteOptions.Settings())
+
+
+def test_readme_settings_match_the_registry(spark):
+    text = (REPO_ROOT / "README.md").read_text()
+    body = re.search(r"<!-- settings -->(.*?)<!-- /settings -->", text, re.S).group(1)
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in body.strip().splitlines()[2:]]
+    documented = {r[0].strip("`"): (r[1].strip("`"), r[2]) for r in rows}
+    registry = spark._jvm.io.silt.config.SiltSettings.all()
+    declared = {}
+    for i in range(registry.size()):
+        s = registry.apply(i)
+        declared[s.key()] = (s.defaultText(), s.doc())
+    assert documented == declared

@@ -130,7 +130,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
         dynamicPartitionOverwrite = options.replaceWhere.isEmpty))
     } else {
       val definition = TableDefinition(t.schema, partitionColumns, tableProperties(props), props.get(TableCatalog.PROP_COMMENT))
-      TableWriter.replace(session, location, definition, t.query, options, t.kind.operation(t.query.isDefined),
+      TableWriter.replace(session, location, definition, t.query, options, t.kind.mode,
         mayExist = t.kind.mayExist)
     }
     if (!SiltCatalog.isPathIdentifier(t.ident)) register(t.ident, location, props, existing)

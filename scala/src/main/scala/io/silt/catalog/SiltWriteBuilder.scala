@@ -1,6 +1,7 @@
 package io.silt.catalog
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.spark.Identifiers
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
@@ -67,6 +68,6 @@ object SiltWriteBuilder {
     case other => throw new InvalidTableOperationException(s"cannot overwrite by filter $other")
   }
 
-  private def quote(attr: String): String = attr.split('.').map(p => "`" + p.replace("`", "``") + "`").mkString(".")
+  private def quote(attr: String): String = Identifiers.quote(attr.split('.').toSeq)
   private def lit(v: Any): String = Literal(v).sql
 }

@@ -4,6 +4,7 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
+import io.silt.txn.CreateMode
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.connector.catalog.{Identifier, StagedTable, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.catalog.TableCapability._
@@ -13,13 +14,13 @@ import org.apache.spark.sql.sources.InsertableRelation
 import org.apache.spark.sql.types.StructType
 
 /** Which staged statement: CREATE TABLE AS SELECT, REPLACE TABLE [AS SELECT], or CREATE OR REPLACE. */
-sealed abstract class StagedKind(val mayExist: Boolean, val mustExist: Boolean, operationName: String) {
-  def operation(withQuery: Boolean): String = operationName + (if (withQuery) " AS SELECT" else "")
+sealed abstract class StagedKind(val mayExist: Boolean, val mustExist: Boolean, val mode: CreateMode) {
+  def operation(withQuery: Boolean): String = mode.statement + (if (withQuery) " AS SELECT" else "")
 }
 object StagedKind {
-  case object Create extends StagedKind(mayExist = false, mustExist = false, "CREATE TABLE")
-  case object Replace extends StagedKind(mayExist = true, mustExist = true, "REPLACE TABLE")
-  case object CreateOrReplace extends StagedKind(mayExist = true, mustExist = false, "CREATE OR REPLACE TABLE")
+  case object Create extends StagedKind(mayExist = false, mustExist = false, CreateMode.Create)
+  case object Replace extends StagedKind(mayExist = true, mustExist = true, CreateMode.Replace)
+  case object CreateOrReplace extends StagedKind(mayExist = true, mustExist = false, CreateMode.CreateOrReplace)
 }
 
 /**

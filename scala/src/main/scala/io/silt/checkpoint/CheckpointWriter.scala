@@ -29,7 +29,7 @@ object CheckpointWriter {
     val nonFile: Seq[Action] = Seq(snapshot.protocol, snapshot.metadata) ++ snapshot.transactions.values ++
       snapshot.domains.values.filterNot(_.removed)
     val fileActions: Seq[Action] = snapshot.files ++ tombstones
-    val written = if (props.checkpointPolicy == "v2") writeV2(spark, log, snapshot, nonFile, fileActions, classicName = false)
+    val written = if (props.checkpointPolicy == CheckpointPolicy.V2) writeV2(spark, log, snapshot, nonFile, fileActions, classicName = false)
       else writeClassic(spark, log, snapshot, nonFile ++ fileActions)
     writeLastCheckpoint(log, written)
     written

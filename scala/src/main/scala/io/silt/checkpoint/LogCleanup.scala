@@ -2,7 +2,7 @@ package io.silt.checkpoint
 
 import scala.util.control.NonFatal
 
-import io.silt.log.{CheckpointReader, FileNames, LogListing, Snapshot, TableLog, TableProperties}
+import io.silt.log.{CheckpointPolicy, CheckpointReader, FileNames, LogListing, Snapshot, TableLog, TableProperties}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
@@ -51,7 +51,7 @@ object LogCleanup extends Logging {
       }.toSet
       old.filterNot(st => referenced.contains(st.getPath.getName)).foreach(st => fs.delete(st.getPath, false))
     }
-    if (deleted > 0 && props.checkpointPolicy == "v2" &&
+    if (deleted > 0 && props.checkpointPolicy == CheckpointPolicy.V2 &&
       !fs.exists(new Path(log.logPath, FileNames.checkpointName(snapshot.version)))) {
       CheckpointWriter.writeCompatibilityCheckpoint(spark, log, snapshot)
     }

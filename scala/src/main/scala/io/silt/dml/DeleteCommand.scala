@@ -1,8 +1,6 @@
 package io.silt.dml
 
-import io.silt.log.ActionCodec
 import io.silt.read.SiltFileIndex
-import io.silt.stats.FileStats
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
@@ -18,16 +16,14 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
     extends RowLevelCommand("DELETE", Seq("num_affected_rows")) {
 
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
-    val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)
     if (candidates.isEmpty) return Seq(Row(0L))
     val wholeFiles = condition.forall(t.onlyPartitionColumns)
     if (wholeFiles) {
       val now = System.currentTimeMillis()
-      val deleted = candidates.map(a => FileStats.parse(a.stats).numRecords.getOrElse(0L) -
-        a.deletionVector.map(_.cardinality).getOrElse(0L)).sum
-      txn.commit(candidates.map(_.remove(now)), Operation("DELETE", params,
+      val deleted = candidates.map(_.numLogicalRecords.getOrElse(0L)).sum
+      txn.commit(candidates.map(_.remove(now)), Operation.Delete(condition.map(_.sql),
         Map("numRemovedFiles" -> candidates.size.toLong, "numDeletedRows" -> deleted)))
       return Seq(Row(deleted))
     }
@@ -40,11 +36,11 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
     val unsplit = wholeFileSession.isDefined
     val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), candidates, unsplit))
     // With DVs only matching rows matter, so the condition can filter (and be pushed down).
-    val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChanges.Delete))
-      else (scan, RowChanges.actionOf(Seq(cond -> RowChanges.Delete), RowChanges.Keep))
+    val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChange.Delete))
+      else (scan, RowChanges.actionOf(Seq(cond -> RowChange.Delete), RowChange.Keep))
     val changes = RowChanges.project(t.relation.output, t.relation.output, path, row, action, input)
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = false, "DELETE", params, rowsByFile = unsplit)
+      mayWriteRows = false, Operation.Delete(condition.map(_.sql), _), rowsByFile = unsplit)
     Seq(Row(metrics.deleted))
   }
 }

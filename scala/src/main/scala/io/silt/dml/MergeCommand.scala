@@ -1,7 +1,6 @@
 package io.silt.dml
 
-import io.silt.log.ActionCodec
-import io.silt.txn.OptimisticTransaction
+import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, LeftOuter, RightOuter}
@@ -55,7 +54,7 @@ final case class MergeCommand(
       matched.map(a => And(And(hasTarget, hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
         notMatched.map(a => And(Not(hasTarget), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
         notMatchedBySource.map(a => And(Not(hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a)
-    val action = RowChanges.actionOf(clauses.map { case (c, a) => c -> MergeCommand.code(a) }, RowChanges.Keep)
+    val action = RowChanges.actionOf(clauses.map { case (c, a) => c -> MergeCommand.change(a) }, RowChange.Keep)
     val values = columns.map { c =>
       val cases = clauses.collect {
         case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, out(c), tz)
@@ -64,13 +63,10 @@ final case class MergeCommand(
       if (cases.isEmpty) out(c) else CaseWhen(cases, out(c))
     }
     val changes = RowChanges.project(values, columns, out(path), out(row), action, join)
-    val params = Map("predicate" -> ActionCodec.jsonArray(Seq(condition.sql)),
-      "matchedPredicates" -> ActionCodec.jsonArray(matched.map(describe)),
-      "notMatchedPredicates" -> ActionCodec.jsonArray(notMatched.map(describe)),
-      "notMatchedBySourcePredicates" -> ActionCodec.jsonArray(notMatchedBySource.map(describe)))
     val skipping = Map("numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong, "numTargetFilesAfterSkipping" -> candidates.size.toLong)
     val m = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = true, "MERGE", params, extraMetrics = skipping)
+      mayWriteRows = true, metrics => Operation.Merge(condition.sql, matched.map(describe), notMatched.map(describe),
+        notMatchedBySource.map(describe), metrics ++ skipping))
     Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
   }
 
@@ -82,22 +78,22 @@ final case class MergeCommand(
     assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
       .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
 
-  private def describe(a: MergeAction): String = {
+  private def describe(a: MergeAction): Operation.MergeClause = {
     val kind = a match {
       case _: UpdateAction => "update"
       case _: DeleteAction => "delete"
       case _: InsertAction => "insert"
       case other => other.getClass.getSimpleName
     }
-    s"""{"actionType":"$kind"${a.condition.map(c => s""","predicate":"${c.sql.replace("\"", "\\\"")}"""").getOrElse("")}}"""
+    Operation.MergeClause(kind, a.condition.map(_.sql))
   }
 }
 
 object MergeCommand {
-  def code(a: MergeAction): Int = a match {
-    case _: UpdateAction => RowChanges.Update
-    case _: DeleteAction => RowChanges.Delete
-    case _: InsertAction => RowChanges.Insert
+  def change(a: MergeAction): RowChange = a match {
+    case _: UpdateAction => RowChange.Update
+    case _: DeleteAction => RowChange.Delete
+    case _: InsertAction => RowChange.Insert
     case other => throw new io.silt.errors.InvalidTableOperationException(s"MERGE action ${other.getClass.getSimpleName} is not supported")
   }
 }

@@ -44,7 +44,7 @@ object Restore {
       toRemove.map(_.size).sum, toRestore.map(_.size).sum)
     if (toRestore.nonEmpty || toRemove.nonEmpty || old.metadata != current.metadata) {
       txn.commit(toRemove.map(_.remove(now)) ++ toRestore.map(_.copy(dataChange = true)),
-        Operation("RESTORE", Map("version" -> old.version.toString), metrics.toMap))
+        Operation.Restore(old.version, metrics.toMap))
     }
     metrics
   }

@@ -11,19 +11,28 @@ import org.apache.spark.sql.types.StringType
  * values where a row is updated or inserted), the data file and row index a target row came
  * from, and what happens to the row.
  */
+/** What happens to a row of a DELETE, UPDATE or MERGE (its `code` is the action column's value). */
+sealed abstract class RowChange(val code: Int)
+
+object RowChange {
+  /** A target row that stays as it is. */
+  case object Keep extends RowChange(0)
+  /** A target row replaced by the row's new values. */
+  case object Update extends RowChange(1)
+  /** A target row that goes away. */
+  case object Delete extends RowChange(2)
+  /** A new row (no target row). */
+  case object Insert extends RowChange(3)
+
+  def fromCode(code: Int): RowChange = Seq(Keep, Update, Delete, Insert).find(_.code == code).getOrElse(
+    throw new IllegalArgumentException(s"unknown row change $code"))
+}
+
 object RowChanges {
   val PathColumn = "__silt_file_path"
   val RowIndexColumn = "__silt_row_index"
   val ActionColumn = "__silt_action"
 
-  /** A target row that stays as it is. */
-  val Keep = 0
-  /** A target row replaced by the row's new values. */
-  val Update = 1
-  /** A target row that goes away. */
-  val Delete = 2
-  /** A new row (no target row). */
-  val Insert = 3
 
   /**
    * The target relation with the file path and row index of each row, keeping the relation's
@@ -43,9 +52,9 @@ object RowChanges {
   }
 
   /** The action column of a row-change plan: CASE over (condition, action) pairs, else `default`. */
-  def actionOf(cases: Seq[(Expression, Int)], default: Int): Alias =
-    Alias(if (cases.isEmpty) Literal(default) else CaseWhen(cases.map { case (c, a) => (c, Literal(a)) }, Literal(default)),
-      ActionColumn)()
+  def actionOf(cases: Seq[(Expression, RowChange)], default: RowChange): Alias =
+    Alias(if (cases.isEmpty) Literal(default.code)
+      else CaseWhen(cases.map { case (c, a) => (c, Literal(a.code)) }, Literal(default.code)), ActionColumn)()
 
   /** The final projection: the table columns (values chosen per case), path, row index, action. */
   def project(columns: Seq[Expression], tableOutput: Seq[Attribute], path: Expression, row: Expression,

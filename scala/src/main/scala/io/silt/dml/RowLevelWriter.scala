@@ -2,7 +2,7 @@ package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.log.{Action, AddFile, ActionCodec, Snapshot}
-import io.silt.stats.FileStats
+import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.write.DataFileWriter
 import org.apache.hadoop.fs.Path
@@ -31,32 +31,32 @@ object RowLevelWriter {
 
   /**
    * `rowsByFile`: each task of `changes` holds all the changed rows of the files it holds (see
-   * [[RowDeletion]]); `extraMetrics`: recorded in operationMetrics beside the row-level ones.
+   * [[RowDeletion]]); `operation`: the operation committed, given its metrics.
    */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, op: String, params: Map[String, String],
-      rowsByFile: Boolean = false, extraMetrics: Map[String, Long] = Map.empty): RowLevelMetrics = {
+      changes: DataFrame, mayWriteRows: Boolean, operation: Map[String, Long] => Operation,
+      rowsByFile: Boolean = false): RowLevelMetrics = {
     val byPath = candidates.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
     val tableColumns = snapshot.metadata.schema.fieldNames.toSeq
     val action = col(RowChanges.ActionColumn)
     val cached = if (mayWriteRows) changes.persist(StorageLevel.MEMORY_AND_DISK) else changes
     try {
-      val counts = if (mayWriteRows) cached.groupBy(action).count().collect().map(r => r.getInt(0) -> r.getLong(1)).toMap
-                   else Map.empty[Int, Long]
+      val counts = if (mayWriteRows) cached.groupBy(action).count().collect().map(r => RowChange.fromCode(r.getInt(0)) -> r.getLong(1)).toMap
+                   else Map.empty[RowChange, Long]
       val (actions, metrics) = if (DeletionVectors.enabled(snapshot)) {
         withDeletionVectors(spark, snapshot, byPath, cached, mayWriteRows, tableColumns, counts, rowsByFile)
       } else copyOnWrite(spark, snapshot, byPath, cached, tableColumns, counts)
       if (actions.nonEmpty) {
-        txn.commit(actions, Operation(op, params, metrics.toMap ++ extraMetrics))
+        txn.commit(actions, operation(metrics.toMap))
       }
       metrics
     } finally if (mayWriteRows) cached.unpersist()
   }
 
   private def withDeletionVectors(spark: SparkSession, snapshot: Snapshot, byPath: Map[String, AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, columns: Seq[String], counts: Map[Int, Long], rowsByFile: Boolean) = {
+      changes: DataFrame, mayWriteRows: Boolean, columns: Seq[String], counts: Map[RowChange, Long], rowsByFile: Boolean) = {
     val action = col(RowChanges.ActionColumn)
-    val marked = changes.where(action.isin(RowChanges.Update, RowChanges.Delete))
+    val marked = changes.where(action.isin(RowChange.Update.code, RowChange.Delete.code))
       .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)
@@ -65,7 +65,7 @@ object RowLevelWriter {
     val dvActions: Seq[Action] = deletions.flatMap { d =>
       val add = byPath.getOrElse(d.filePath, throw new IllegalStateException(s"row from unknown file ${d.filePath}"))
       val remove = add.remove(now)
-      if (FileStats.parse(add.stats).numRecords.contains(d.dv.cardinality)) {
+      if (add.numPhysicalRecords.contains(d.dv.cardinality)) {
         // every row is gone: drop the file instead of keeping it with an all-covering DV
         filesRemoved += 1
         if (add.deletionVector.isDefined) dvsRemoved += 1
@@ -75,38 +75,38 @@ object RowLevelWriter {
         Seq(remove, add.copy(deletionVector = Some(d.dv), stats = add.stats.map(looseBounds), dataChange = true))
       }
     }
-    val written = if (mayWriteRows && (counts.getOrElse(RowChanges.Update, 0L) + counts.getOrElse(RowChanges.Insert, 0L)) > 0) {
+    val written = if (mayWriteRows && (counts.getOrElse(RowChange.Update, 0L) + counts.getOrElse(RowChange.Insert, 0L)) > 0) {
       DataFileWriter.write(spark, snapshot.tablePath,
-        changes.where(action.isin(RowChanges.Update, RowChanges.Insert)).select(columns.map(quoted): _*), snapshot.metadata)
+        changes.where(action.isin(RowChange.Update.code, RowChange.Insert.code)).select(columns.map(Identifiers.column): _*), snapshot.metadata)
     } else Nil
     val metrics = RowLevelMetrics(
-      updated = counts.getOrElse(RowChanges.Update, 0L),
-      deleted = if (mayWriteRows) counts.getOrElse(RowChanges.Delete, 0L) else deletions.map(_.newlyDeleted).sum,
-      inserted = counts.getOrElse(RowChanges.Insert, 0L), copied = 0L,
+      updated = counts.getOrElse(RowChange.Update, 0L),
+      deleted = if (mayWriteRows) counts.getOrElse(RowChange.Delete, 0L) else deletions.map(_.newlyDeleted).sum,
+      inserted = counts.getOrElse(RowChange.Insert, 0L), copied = 0L,
       filesAdded = written.size, filesRemoved = filesRemoved,
       dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
     (dvActions ++ written, metrics)
   }
 
   private def copyOnWrite(spark: SparkSession, snapshot: Snapshot, byPath: Map[String, AddFile],
-      changes: DataFrame, columns: Seq[String], counts: Map[Int, Long]) = {
+      changes: DataFrame, columns: Seq[String], counts: Map[RowChange, Long]) = {
     val action = col(RowChanges.ActionColumn)
-    val touchedPaths = changes.where(action.isin(RowChanges.Update, RowChanges.Delete))
+    val touchedPaths = changes.where(action.isin(RowChange.Update.code, RowChange.Delete.code))
       .select(RowChanges.PathColumn).distinct().collect().map(_.getString(0)).toSet
     val touched = touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
     val keep = changes.where(
-      (col(RowChanges.PathColumn).isin(touchedPaths.toSeq: _*) && action.isin(RowChanges.Keep, RowChanges.Update)) ||
-        action === lit(RowChanges.Insert))
-    val written = if (touched.isEmpty && counts.getOrElse(RowChanges.Insert, 0L) == 0L) Nil
-      else DataFileWriter.write(spark, snapshot.tablePath, keep.select(columns.map(quoted): _*), snapshot.metadata)
+      (col(RowChanges.PathColumn).isin(touchedPaths.toSeq: _*) && action.isin(RowChange.Keep.code, RowChange.Update.code)) ||
+        action === lit(RowChange.Insert.code))
+    val written = if (touched.isEmpty && counts.getOrElse(RowChange.Insert, 0L) == 0L) Nil
+      else DataFileWriter.write(spark, snapshot.tablePath, keep.select(columns.map(Identifiers.column): _*), snapshot.metadata)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
-    val writtenRows = written.flatMap(a => FileStats.parse(a.stats).numRecords).sum
-    val copied = writtenRows - counts.getOrElse(RowChanges.Update, 0L) - counts.getOrElse(RowChanges.Insert, 0L)
+    val writtenRows = written.flatMap(_.numPhysicalRecords).sum
+    val copied = writtenRows - counts.getOrElse(RowChange.Update, 0L) - counts.getOrElse(RowChange.Insert, 0L)
     val now = System.currentTimeMillis()
-    val touchedRows = touched.map(a => FileStats.parse(a.stats).numRecords.getOrElse(0L) - a.deletionVector.map(_.cardinality).getOrElse(0L)).sum
-    val deleted = if (counts.nonEmpty) counts.getOrElse(RowChanges.Delete, 0L) else touchedRows - copied
-    val metrics = RowLevelMetrics(counts.getOrElse(RowChanges.Update, 0L), deleted,
-      counts.getOrElse(RowChanges.Insert, 0L), copied, written.size, touched.size, 0, 0, 0)
+    val touchedRows = touched.map(_.numLogicalRecords.getOrElse(0L)).sum
+    val deleted = if (counts.nonEmpty) counts.getOrElse(RowChange.Delete, 0L) else touchedRows - copied
+    val metrics = RowLevelMetrics(counts.getOrElse(RowChange.Update, 0L), deleted,
+      counts.getOrElse(RowChange.Insert, 0L), copied, written.size, touched.size, 0, 0, 0)
     (touched.map(_.remove(now)) ++ written, metrics)
   }
 
@@ -116,6 +116,4 @@ object RowLevelWriter {
     node.put("tightBounds", false)
     ActionCodec.mapper.writeValueAsString(node)
   }
-
-  private def quoted(c: String) = col("`" + c.replace("`", "``") + "`")
 }

@@ -1,8 +1,7 @@
 package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.ActionCodec
-import io.silt.txn.OptimisticTransaction
+import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, Filter, LogicalPlan}
@@ -30,15 +29,14 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
     val changes = if (DeletionVectors.enabled(t.snapshot)) {
       val input = condition.map(Filter(_, scan)).getOrElse(scan)
-      RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChanges.Update), input)
+      RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input)
     } else {
       val cond = condition.getOrElse(org.apache.spark.sql.catalyst.expressions.Literal.TrueLiteral)
       val values = newValues.zip(columns).map { case (v, c) => if (v eq c) c else CaseWhen(Seq(cond -> v), c) }
-      RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChanges.Update), RowChanges.Keep), scan)
+      RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChange.Update), RowChange.Keep), scan)
     }
-    val params = Map("predicate" -> ActionCodec.jsonArray(condition.map(_.sql).toSeq))
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = true, "UPDATE", params)
+      mayWriteRows = true, Operation.Update(condition.map(_.sql), _))
     Seq(Row(metrics.updated))
   }
 }

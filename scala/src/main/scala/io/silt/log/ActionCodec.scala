@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.core.JsonParser
 import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
-import io.silt.dv.DeletionVectorDescriptor
+import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 
 /** Reads and writes actions as the single-key JSON objects of Delta commit files. */
 object ActionCodec {
@@ -135,14 +135,14 @@ object ActionCodec {
 
   private def dv(b: JsonNode): Option[DeletionVectorDescriptor] =
     Option(b.get("deletionVector")).filterNot(_.isNull).map { d =>
-      DeletionVectorDescriptor(req(d, "storageType").asText, req(d, "pathOrInlineDv").asText,
+      DeletionVectorDescriptor(DvStorage.fromCode(req(d, "storageType").asText), req(d, "pathOrInlineDv").asText,
         long(d, "offset").map(_.toInt), req(d, "sizeInBytes").asInt, req(d, "cardinality").asLong,
         long(d, "maxRowIndex"))
     }
 
   private def dvNode(dv: DeletionVectorDescriptor): ObjectNode = {
     val o = nodes.objectNode()
-    o.put("storageType", dv.storageType)
+    o.put("storageType", dv.storageType.code)
     o.put("pathOrInlineDv", dv.pathOrInlineDv)
     dv.offset.foreach(o.put("offset", _))
     o.put("sizeInBytes", dv.sizeInBytes)
@@ -177,20 +177,6 @@ object ActionCodec {
   private def putMap(o: ObjectNode, name: String, m: Map[String, String]): Unit = {
     val n = o.putObject(name)
     m.toSeq.sortBy(_._1).foreach { case (k, v) => if (v == null) n.putNull(k) else n.put(k, v) }
-  }
-
-  /** A JSON array of strings, as operationParameters hold lists. */
-  def jsonArray(values: Seq[String]): String = {
-    val a = mapper.createArrayNode()
-    values.foreach(a.add)
-    mapper.writeValueAsString(a)
-  }
-
-  /** A string map as a JSON object, keys sorted (operation parameters). */
-  def jsonObject(values: Map[String, String]): String = {
-    val o = mapper.createObjectNode()
-    values.toSeq.sortBy(_._1).foreach { case (k, v) => o.put(k, v) }
-    mapper.writeValueAsString(o)
   }
 
   private def abbreviate(s: String): String = if (s.length > 120) s.take(120) + "…" else s

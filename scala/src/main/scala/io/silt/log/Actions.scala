@@ -54,6 +54,21 @@ final case class AddFile(
     baseRowId: Option[Long] = None,
     defaultRowCommitVersion: Option[Long] = None,
     clusteringProvider: Option[String] = None) extends Action {
+  /** Rows in the data file: its statistics' numRecords, parsed once; None without statistics. */
+  lazy val numPhysicalRecords: Option[Long] = stats.flatMap(s =>
+    try Option(ActionCodec.mapper.readTree(s)).flatMap(n => Option(n.get("numRecords"))).filter(_.isNumber).map(_.asLong)
+    catch { case _: Exception => None })
+
+  /** Rows its deletion vector deletes. */
+  def numDeletedRecords: Long = deletionVector.map(_.cardinality).getOrElse(0L)
+
+  /** Rows a reader sees: the file's rows less the deleted ones; None without statistics. */
+  def numLogicalRecords: Option[Long] = numPhysicalRecords.map(_ - numDeletedRecords)
+
+  /** The share of the file's rows that are deleted (1 when a DV exists but the row count is unknown). */
+  def deletedRowsRatio: Double =
+    if (deletionVector.isEmpty) 0.0 else numPhysicalRecords.filter(_ > 0).map(numDeletedRecords.toDouble / _).getOrElse(1.0)
+
 
   def remove(timestamp: Long, dataChange: Boolean = true): RemoveFile =
     RemoveFile(path, Some(timestamp), dataChange, Some(true), partitionValues, Some(size), stats,

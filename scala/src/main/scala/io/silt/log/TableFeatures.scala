@@ -27,7 +27,7 @@ object TableFeatures {
     }
     val missing = if (p.minReaderVersion == 3) {
       p.readerFeatures.getOrElse(Set.empty).diff(SupportedReaderFeatures).toSeq.sorted
-    } else if (p.minReaderVersion == 2 || columnMappingMode(m) != "none") {
+    } else if (p.minReaderVersion == 2 || TableProperties(m.configuration).columnMappingMode != ColumnMappingMode.None) {
       Seq("columnMapping")
     } else Nil
     if (missing.nonEmpty) {
@@ -62,18 +62,19 @@ object TableFeatures {
       readerFeatures += "timestampNtz"
       writerFeatures += "timestampNtz"
     }
-    if (configuration.get("delta.enableDeletionVectors").exists(_.equalsIgnoreCase("true"))) {
+    val props = TableProperties(configuration)
+    if (props.deletionVectorsEnabled) {
       readerFeatures += "deletionVectors"
       writerFeatures += "deletionVectors"
     }
-    if (configuration.get("delta.checkpointPolicy").exists(_.trim.equalsIgnoreCase("v2"))) {
+    if (props.checkpointPolicy == CheckpointPolicy.V2) {
       readerFeatures += "v2Checkpoint"
       writerFeatures += "v2Checkpoint"
     }
-    if (configuration.get("delta.appendOnly").exists(_.equalsIgnoreCase("true"))) {
+    if (props.appendOnly) {
       writerFeatures += "appendOnly"
     }
-    if (configuration.keys.exists(_.toLowerCase.startsWith("delta.constraints."))) {
+    if (props.checkConstraints.nonEmpty) {
       writerFeatures += "checkConstraints"
     }
     if (anyFieldMetadata(schema, "delta.invariants")) {
@@ -87,9 +88,6 @@ object TableFeatures {
     else Protocol(3, 7, Some(r), Some(w ++ r))
   }
 
-  def columnMappingMode(m: Metadata): String =
-    m.configuration.getOrElse("delta.columnMapping.mode", "none").toLowerCase
-
   /** The features a legacy writer version (below 7) implies. */
   def legacyWriterFeatures(version: Int): Set[String] = {
     val byVersion = Seq(
@@ -102,10 +100,10 @@ object TableFeatures {
   }
 
   private def usedBy(feature: String, m: Metadata): Boolean = feature match {
-    case "checkConstraints" => m.configuration.keys.exists(_.startsWith("delta.constraints."))
-    case "changeDataFeed" => m.configuration.get("delta.enableChangeDataFeed").exists(_.equalsIgnoreCase("true"))
+    case "checkConstraints" => TableProperties(m.configuration).checkConstraints.nonEmpty
+    case "changeDataFeed" => TableProperties(m.configuration).changeDataFeed
     case "generatedColumns" => anyFieldMetadata(m.schema, "delta.generationExpression")
-    case "columnMapping" => columnMappingMode(m) != "none"
+    case "columnMapping" => TableProperties(m.configuration).columnMappingMode != ColumnMappingMode.None
     case "identityColumns" => anyFieldMetadata(m.schema, "delta.identity.start")
     case _ => true
   }

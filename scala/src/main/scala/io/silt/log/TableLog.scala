@@ -10,7 +10,11 @@ import org.apache.spark.sql.SparkSession
 final case class LogOptions(allowFilesOutside: Boolean = false)
 
 object LogOptions {
-  def from(spark: SparkSession): LogOptions = LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark))
+  /** The session's log options; opening a table is where a misspelt or invalid `spark.silt.*` setting is refused. */
+  def from(spark: SparkSession): LogOptions = {
+    SiltSettings.checkSession(spark.conf)
+    LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark))
+  }
 }
 
 /**

@@ -4,12 +4,45 @@ import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionExceptio
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
 
-/** The `delta.*` table properties Silt honours; setting any other is refused (see [[TableProperties.checkSettable]]). */
+/** The checkpoints a table writes (`delta.checkpointPolicy`). */
+sealed abstract class CheckpointPolicy(val name: String)
+object CheckpointPolicy {
+  /** Classic single-file Parquet checkpoints. */
+  case object Classic extends CheckpointPolicy("classic")
+  /** UUID-named V2 checkpoints with sidecars (the `v2Checkpoint` feature). */
+  case object V2 extends CheckpointPolicy("v2")
+  val all: Seq[CheckpointPolicy] = Seq(Classic, V2)
+}
+
+/** How columns map to Parquet fields (`delta.columnMapping.mode`). */
+sealed abstract class ColumnMappingMode(val name: String)
+object ColumnMappingMode {
+  case object None extends ColumnMappingMode("none")
+  case object Name extends ColumnMappingMode("name")
+  case object Id extends ColumnMappingMode("id")
+  val all: Seq[ColumnMappingMode] = Seq(None, Name, Id)
+}
+
 object TableProperties {
-  val Honoured: Seq[String] = Seq("delta.enableDeletionVectors", "delta.checkpointInterval", "delta.checkpointPolicy",
-    "delta.logRetentionDuration", "delta.deletedFileRetentionDuration", "delta.enableExpiredLogCleanup",
-    "delta.dataSkippingNumIndexedCols", "delta.dataSkippingStatsColumns", "delta.checkpoint.writeStatsAsStruct",
-    "delta.appendOnly")
+  val EnableDeletionVectors = "delta.enableDeletionVectors"
+  val CheckpointIntervalKey = "delta.checkpointInterval"
+  val CheckpointPolicyKey = "delta.checkpointPolicy"
+  val LogRetentionDuration = "delta.logRetentionDuration"
+  val DeletedFileRetentionDuration = "delta.deletedFileRetentionDuration"
+  val EnableExpiredLogCleanup = "delta.enableExpiredLogCleanup"
+  val DataSkippingNumIndexedCols = "delta.dataSkippingNumIndexedCols"
+  val DataSkippingStatsColumns = "delta.dataSkippingStatsColumns"
+  val WriteStatsAsStruct = "delta.checkpoint.writeStatsAsStruct"
+  val AppendOnly = "delta.appendOnly"
+  val ConstraintPrefix = "delta.constraints."
+  // Read (to refuse or describe tables that use them), never set by Silt.
+  val ColumnMappingModeKey = "delta.columnMapping.mode"
+  val EnableChangeDataFeed = "delta.enableChangeDataFeed"
+
+  /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
+  val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
+    LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -22,27 +55,65 @@ object TableProperties {
     }
 }
 
-/** Typed reads of the Delta table properties Silt honours, with their Delta defaults. */
+/**
+ * Typed reads of the Delta table properties Silt uses, with their Delta defaults. Keys match
+ * case-insensitively everywhere, as Delta's do; a value that does not parse names the property.
+ */
 final case class TableProperties(configuration: Map[String, String]) {
-  private def get(key: String): Option[String] = configuration.find(_._1.equalsIgnoreCase(key)).map(_._2)
+  import TableProperties._
 
-  def checkpointInterval: Int = get("delta.checkpointInterval").map { v =>
-    val n = v.trim.toInt
-    if (n <= 0) throw new InvalidTableOperationException(s"delta.checkpointInterval must be positive, not $v")
-    n
+  def get(key: String): Option[String] = configuration.find(_._1.equalsIgnoreCase(key)).map(_._2.trim)
+
+  private def flag(key: String, default: Boolean): Boolean = get(key).map(_.toLowerCase) match {
+    case Some("true") => true
+    case Some("false") => false
+    case Some(other) => throw new InvalidTableOperationException(s"$key must be true or false, not '$other'")
+    case scala.None => default
+  }
+
+  private def oneOf[T](key: String, values: Seq[T], name: T => String, default: T): T = get(key).map { v =>
+    values.find(name(_).equalsIgnoreCase(v)).getOrElse(throw new InvalidTableOperationException(
+      s"$key must be ${values.map(name).mkString(" or ")}, not '$v'"))
+  }.getOrElse(default)
+
+  def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
+  def appendOnly: Boolean = flag(AppendOnly, default = false)
+  def changeDataFeed: Boolean = flag(EnableChangeDataFeed, default = false)
+  def expiredLogCleanup: Boolean = flag(EnableExpiredLogCleanup, default = true)
+  def writeStatsAsStruct: Boolean = flag(WriteStatsAsStruct, default = true)
+
+  def checkpointInterval: Int = get(CheckpointIntervalKey).map { v =>
+    v.toIntOption.filter(_ > 0).getOrElse(
+      throw new InvalidTableOperationException(s"$CheckpointIntervalKey must be a positive integer, not '$v'"))
   }.getOrElse(10)
 
-  /** `v2` for UUID-named V2 checkpoints with sidecars, `classic` otherwise. */
-  def checkpointPolicy: String = get("delta.checkpointPolicy").map(_.trim.toLowerCase).getOrElse("classic")
+  def checkpointPolicy: CheckpointPolicy = oneOf(CheckpointPolicyKey, CheckpointPolicy.all, (p: CheckpointPolicy) => p.name,
+    CheckpointPolicy.Classic)
 
-  def logRetentionMs: Long = duration("delta.logRetentionDuration", "interval 30 days")
-  def deletedFileRetentionMs: Long = duration("delta.deletedFileRetentionDuration", "interval 1 week")
-  def expiredLogCleanup: Boolean = get("delta.enableExpiredLogCleanup").forall(_.trim.equalsIgnoreCase("true"))
-  def writeStatsAsStruct: Boolean = get("delta.checkpoint.writeStatsAsStruct").forall(_.trim.equalsIgnoreCase("true"))
+  def columnMappingMode: ColumnMappingMode = oneOf(ColumnMappingModeKey, ColumnMappingMode.all,
+    (m: ColumnMappingMode) => m.name, ColumnMappingMode.None)
+
+  /** Leading leaf columns with statistics; -1: all of them. */
+  def dataSkippingNumIndexedCols: Int = get(DataSkippingNumIndexedCols).map { v =>
+    v.toIntOption.filter(_ >= -1).getOrElse(throw new InvalidTableOperationException(
+      s"$DataSkippingNumIndexedCols must be an integer >= -1, not '$v'"))
+  }.getOrElse(32)
+
+  /** The columns with statistics, when named instead of counted. */
+  def dataSkippingStatsColumns: Option[Seq[String]] =
+    get(DataSkippingStatsColumns).map(_.split(",").toSeq.map(_.trim).filter(_.nonEmpty))
+
+  /** The CHECK constraints, by lower-case name. */
+  def checkConstraints: Map[String, String] = configuration.collect {
+    case (k, v) if k.toLowerCase.startsWith(ConstraintPrefix) => k.substring(ConstraintPrefix.length).toLowerCase -> v
+  }
+
+  def logRetentionMs: Long = duration(LogRetentionDuration, "interval 30 days")
+  def deletedFileRetentionMs: Long = duration(DeletedFileRetentionDuration, "interval 1 week")
 
   private def duration(key: String, default: String): Long = {
     val text = get(key).getOrElse(default)
-    val withPrefix = if (text.trim.toLowerCase.startsWith("interval")) text else s"interval $text"
+    val withPrefix = if (text.toLowerCase.startsWith("interval")) text else s"interval $text"
     val interval = IntervalUtils.safeStringToInterval(UTF8String.fromString(withPrefix))
     if (interval == null) throw new InvalidTableOperationException(s"$key = '$text' is not a duration (e.g. 'interval 30 days')")
     interval.months * 30L * 86400000L + interval.days * 86400000L + interval.microseconds / 1000L

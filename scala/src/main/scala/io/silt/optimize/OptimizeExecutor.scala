@@ -6,11 +6,11 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ActionCodec, AddFile, Snapshot, TableFeatures, TableLog}
+import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
 import io.silt.stats.StatsColumn
-import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}
 import io.silt.write.DataFileWriter
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -25,8 +25,8 @@ object OptimizeExecutor {
   /** One unit of work: files of one partition rewritten together. */
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
 
-  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], zOrderBy: Seq[String],
-      purge: Boolean = false): OptimizeMetrics = {
+  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode): OptimizeMetrics = {
+    val zOrderBy = mode match { case OptimizeMode.ZOrder(columns) => columns; case _ => Nil }
     val settings = OptimizeSettings.from(spark)
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
@@ -38,7 +38,7 @@ object OptimizeExecutor {
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
-    val bins = plan(considered, zOrderBy.nonEmpty, purge, settings)
+    val bins = plan(considered, mode, settings)
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)
 
@@ -61,12 +61,10 @@ object OptimizeExecutor {
       zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats("curve-aligned", selected.size,
         selected.map(_.size).sum, added.size, results.map(_._2).sum)))
     if (bins.nonEmpty) {
-      val params = Map("predicate" -> ActionCodec.jsonArray(partitionPredicate.toSeq)) ++
-        (if (purge) Map("applyPurge" -> "true") else Map("zOrderBy" -> ActionCodec.jsonArray(zOrderBy)))
       val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
         "numDeletedRowsPurged" -> selected.flatMap(_.deletionVector.map(_.cardinality)).sum)
       txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
-        Operation(if (purge) "REORG" else "OPTIMIZE", params, metrics.operationMetrics ++ dvMetrics))
+        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics ++ dvMetrics))
     }
     metrics
   }
@@ -76,11 +74,12 @@ object OptimizeExecutor {
    * deletion vectors; for compaction the small files and those with too many deleted rows.
    * A bin of one file is only rewritten when that drops deleted rows.
    */
-  private def plan(files: Seq[AddFile], zOrder: Boolean, purge: Boolean, settings: OptimizeSettings): Seq[Bin] =
+  private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings): Seq[Bin] = {
+    val purge = mode == OptimizeMode.Purge
     files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
-      if (zOrder) Seq(Bin(values, inPartition))
+      if (mode.isInstanceOf[OptimizeMode.ZOrder]) Seq(Bin(values, inPartition))
       else {
-        def tooManyDeleted(a: AddFile) = deletedRatio(a) > settings.maxDeletedRowsRatio
+        def tooManyDeleted(a: AddFile) = a.deletedRowsRatio > settings.maxDeletedRowsRatio
         val selected = if (purge) inPartition.filter(_.deletionVector.isDefined)
           else inPartition.filter(a => a.size < settings.minFileSize || tooManyDeleted(a))
         BinPacking.pack(selected, settings.maxFileSize)(_.size)
@@ -88,12 +87,6 @@ object OptimizeExecutor {
           .map(Bin(values, _))
       }
     }
-
-  /** The share of a file's rows that its deletion vector deletes. */
-  private def deletedRatio(a: AddFile): Double = a.deletionVector match {
-    case None => 0.0
-    case Some(dv) => io.silt.stats.FileStats.parse(a.stats).numRecords.filter(_ > 0)
-      .map(n => dv.cardinality.toDouble / n).getOrElse(1.0)
   }
 
   /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */

@@ -1,6 +1,7 @@
 package io.silt.optimize
 
 import io.silt.expressions.{CurveKey, InterleaveBits, PartitionerExpr, RowSampler}
+import io.silt.spark.Identifiers
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Murmur3Hash}
 import org.apache.spark.sql.silt.SparkInternals
@@ -59,10 +60,10 @@ object ZOrderClustering {
     val noise = Murmur3Hash(analyzed.output, 17)
     val fileId = CurveFileId(keyAttr, noise, plan, bitOffset = if (longKey) 0 else (32 - bitsPerColumn) * dims,
       prefixBits = dims * levels, partitionKeys = CurveFileId.hashPreimages(plan.numFiles), keyBits = dims * bitsPerColumn)
-    val original = data.columns.map(c => col(quoted(c)))
+    val original = data.columns.map(c => Identifiers.column(c))
     val clustered = withKey
       .repartition(plan.numFiles, SparkInternals.column(fileId))
-      .sortWithinPartitions((sortColumns.map(c => col(quoted(c))) :+ col(keyCol)): _*)
+      .sortWithinPartitions((sortColumns.map(c => Identifiers.column(c)) :+ col(keyCol)): _*)
       .select(original.toIndexedSeq: _*)
     ClusteredData(clustered, plan.numFiles, plan.groups.size)
   }
@@ -77,5 +78,5 @@ object ZOrderClustering {
     p
   }
 
-  private def quoted(c: String) = "`" + c.replace("`", "``") + "`"
+
 }

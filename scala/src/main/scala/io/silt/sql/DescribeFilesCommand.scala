@@ -1,7 +1,6 @@
 package io.silt.sql
 
 import io.silt.log.TableLog
-import io.silt.stats.FileStats
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -18,20 +17,18 @@ final case class DescribeFilesCommand(table: TableRef) extends LeafRunnableComma
   override def run(spark: SparkSession): Seq[Row] = {
     val s = TableLog.forPath(spark, table.path(spark).toString).latest()
     s.files.map { a =>
-      val numRecords = FileStats.parse(a.stats).numRecords
-      val deleted = a.deletionVector.map(_.cardinality).getOrElse(0L)
       Row(
         a.path,
         s.filePath(a).toString,
         a.partitionValues,
         a.size,
         new java.sql.Timestamp(a.modificationTime),
-        numRecords.map(Long.box).orNull,
-        numRecords.map(n => Long.box(n - deleted)).orNull,
+        a.numPhysicalRecords.map(Long.box).orNull,
+        a.numLogicalRecords.map(Long.box).orNull,
         a.stats.orNull,
-        a.deletionVector.map(dv => Row(dv.storageType, dv.pathOrInlineDv, dv.offset.map(Int.box).orNull,
+        a.deletionVector.map(dv => Row(dv.storageType.code, dv.pathOrInlineDv, dv.offset.map(Int.box).orNull,
           dv.sizeInBytes, dv.cardinality)).orNull,
-        deleted)
+        a.numDeletedRecords)
     }
   }
 }

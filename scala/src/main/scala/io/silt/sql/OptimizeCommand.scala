@@ -1,23 +1,24 @@
 package io.silt.sql
 
 import io.silt.optimize.{OptimizeExecutor, OptimizeMetrics}
+import io.silt.txn.OptimizeMode
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 /**
  * OPTIMIZE table [WHERE partition predicate] [ZORDER BY (cols)], and REORG TABLE table [WHERE …]
- * APPLY (PURGE) (`purge`): returns (path, metrics).
+ * APPLY (PURGE): returns (path, metrics).
  */
-final case class OptimizeCommand(table: TableRef, partitionPredicate: Option[String], zOrderBy: Seq[String],
-    purge: Boolean = false) extends LeafRunnableCommand {
+final case class OptimizeCommand(table: TableRef, partitionPredicate: Option[String], mode: OptimizeMode)
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = OptimizeMetrics.outputSchema.map(f =>
     AttributeReference(f.name, f.dataType, f.nullable)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)
-    val metrics = OptimizeExecutor.run(spark, path, partitionPredicate, zOrderBy, purge)
+    val metrics = OptimizeExecutor.run(spark, path, partitionPredicate, mode)
     Seq(Row(path.toString, metrics.toRow))
   }
 }

@@ -3,6 +3,7 @@ package io.silt.sql
 import scala.jdk.CollectionConverters._
 
 import io.silt.sql.parser.{SiltSqlBaseBaseVisitor, SiltSqlBaseParser => P}
+import io.silt.txn.OptimizeMode
 import org.antlr.v4.runtime.misc.Interval
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -36,7 +37,7 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     DescribeDetailCommand(tableRef(ctx.table))
 
   override def visitReorgTable(ctx: P.ReorgTableContext): LogicalPlan =
-    OptimizeCommand(tableRef(ctx.table), predicateText(ctx.partitionPredicate), Nil, purge = true)
+    OptimizeCommand(tableRef(ctx.table), predicateText(ctx.partitionPredicate), OptimizeMode.Purge)
 
   private def predicateText(p: P.PredicateTokenContext): Option[String] = Option(p).map { p =>
     p.start.getInputStream.getText(Interval.of(p.start.getStartIndex, p.stop.getStopIndex))
@@ -46,7 +47,7 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     val predicate = predicateText(ctx.partitionPredicate)
     val columns = Option(ctx.zorderSpec).map(_.qualifiedName().asScala.map(q =>
       q.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString(".")).toSeq).getOrElse(Nil)
-    OptimizeCommand(tableRef(ctx.table), predicate, columns)
+    OptimizeCommand(tableRef(ctx.table), predicate, if (columns.isEmpty) OptimizeMode.Compaction else OptimizeMode.ZOrder(columns))
   }
 
   override def visitAddConstraint(ctx: P.AddConstraintContext): LogicalPlan =

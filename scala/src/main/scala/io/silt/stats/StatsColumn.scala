@@ -1,5 +1,6 @@
 package io.silt.stats
 
+import io.silt.log.TableProperties
 import org.apache.spark.sql.types._
 
 /** A leaf column that gets statistics: its name path, ordinal path (with the sizes of the structs entered) and type. */
@@ -11,8 +12,6 @@ final case class StatsColumn(path: Seq[String], ordinals: Seq[Int], structSizes:
 }
 
 object StatsColumn {
-  val DefaultNumIndexedCols = 32
-
   def hasMinMax(dt: DataType): Boolean = dt match {
     case _: NumericType | DateType | TimestampType | TimestampNTZType | StringType => true
     case _ => false
@@ -35,9 +34,8 @@ object StatsColumn {
 
   /** Reads the two table properties that choose the indexed columns. */
   def forTable(dataSchema: StructType, configuration: Map[String, String]): Seq[StatsColumn] = {
-    val n = configuration.get("delta.dataSkippingNumIndexedCols").map(_.trim.toInt).getOrElse(DefaultNumIndexedCols)
-    val named = configuration.get("delta.dataSkippingStatsColumns").map(_.split(",").toSeq.filter(_.trim.nonEmpty))
-    indexed(dataSchema, n, named)
+    val props = TableProperties(configuration)
+    indexed(dataSchema, props.dataSkippingNumIndexedCols, props.dataSkippingStatsColumns)
   }
 
   private def collectLeaves(s: StructType, names: Seq[String], ords: Seq[Int], sizes: Seq[Int]): Seq[StatsColumn] =

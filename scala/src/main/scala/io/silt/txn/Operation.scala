@@ -1,8 +1,136 @@
 package io.silt.txn
 
-/** What a commit did, as recorded in its commitInfo and shown by DESCRIBE HISTORY. */
-final case class Operation(
-    name: String,
-    parameters: Map[String, String] = Map.empty,
-    metrics: Map[String, Long] = Map.empty,
-    userMetadata: Option[String] = None)
+import io.silt.log.Json
+
+/** What OPTIMIZE does to the files it selects. */
+sealed trait OptimizeMode
+object OptimizeMode {
+  /** Bin-packs small files (and files with many deleted rows). */
+  case object Compaction extends OptimizeMode
+  /** Rewrites every selected file along a Z-order curve of `columns`. */
+  final case class ZOrder(columns: Seq[String]) extends OptimizeMode
+  /** REORG … APPLY (PURGE): rewrites the files with deletion vectors without their deleted rows. */
+  case object Purge extends OptimizeMode
+}
+
+/** Which statement creates or replaces a table. */
+sealed abstract class CreateMode(val statement: String)
+object CreateMode {
+  case object Create extends CreateMode("CREATE TABLE")
+  case object Replace extends CreateMode("REPLACE TABLE")
+  case object CreateOrReplace extends CreateMode("CREATE OR REPLACE TABLE")
+}
+
+/**
+ * What a commit did, as its commitInfo records it and DESCRIBE HISTORY shows it: one case per
+ * kind of operation, each with its own parameters; `metrics` are the operation's counters.
+ */
+sealed trait Operation {
+  /** The commitInfo's `operation`, as Delta names it. */
+  def name: String
+  /** The commitInfo's `operationParameters` (lists and maps as JSON text, as Delta writes them). */
+  def parameters: Map[String, String]
+  def metrics: Map[String, Long]
+  def userMetadata: Option[String] = None
+}
+
+object Operation {
+  /** An append or overwrite (`replaceWhere`: `predicate`; or of the partitions written, when dynamic). */
+  final case class Write(mode: String, partitionBy: Seq[String], predicate: Option[String], dynamicPartitionOverwrite: Boolean,
+      metrics: Map[String, Long], override val userMetadata: Option[String]) extends Operation {
+    def name: String = "WRITE"
+    def parameters: Map[String, String] =
+      Map("mode" -> mode, "partitionBy" -> Json.array(partitionBy)) ++ predicate.map(p => "predicate" -> Json.array(Seq(p))) ++
+        (if (dynamicPartitionOverwrite) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty)
+  }
+
+  /** CREATE / REPLACE / CREATE OR REPLACE TABLE, `asSelect` with a query's rows. */
+  final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String],
+      properties: Map[String, String], description: Option[String], metrics: Map[String, Long],
+      override val userMetadata: Option[String]) extends Operation {
+    def name: String = mode.statement + (if (asSelect) " AS SELECT" else "")
+    def parameters: Map[String, String] = Map("partitionBy" -> Json.array(partitionBy),
+      "properties" -> Json.obj(properties)) ++ description.map("description" -> _)
+  }
+
+  final case class SetProperties(properties: Map[String, String]) extends Operation {
+    def name: String = "SET TBLPROPERTIES"
+    def parameters: Map[String, String] = Map("properties" -> Json.obj(properties))
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  final case class UnsetProperties(keys: Seq[String]) extends Operation {
+    def name: String = "UNSET TBLPROPERTIES"
+    def parameters: Map[String, String] = Map("properties" -> Json.array(keys))
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  final case class AddConstraint(constraint: String, expr: String) extends Operation {
+    def name: String = "ADD CONSTRAINT"
+    def parameters: Map[String, String] = Map("name" -> constraint, "expr" -> expr)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  final case class DropConstraint(constraint: String, expr: Option[String]) extends Operation {
+    def name: String = "DROP CONSTRAINT"
+    def parameters: Map[String, String] = Map("name" -> constraint, "existed" -> expr.isDefined.toString) ++ expr.map("expr" -> _)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  final case class Truncate(metrics: Map[String, Long]) extends Operation {
+    def name: String = "TRUNCATE"
+    def parameters: Map[String, String] = Map.empty
+  }
+
+  /** DELETE; `predicate`: the condition's SQL, none for all rows. */
+  final case class Delete(predicate: Option[String], metrics: Map[String, Long]) extends Operation {
+    def name: String = "DELETE"
+    def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq))
+  }
+
+  final case class Update(predicate: Option[String], metrics: Map[String, Long]) extends Operation {
+    def name: String = "UPDATE"
+    def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq))
+  }
+
+  /** One WHEN clause of a MERGE: its action (update, delete, insert) and condition. */
+  final case class MergeClause(actionType: String, predicate: Option[String]) {
+    def json: String = Json.obj("actionType" -> Some(actionType), "predicate" -> predicate)
+  }
+
+  final case class Merge(predicate: String, matched: Seq[MergeClause], notMatched: Seq[MergeClause],
+      notMatchedBySource: Seq[MergeClause], metrics: Map[String, Long]) extends Operation {
+    def name: String = "MERGE"
+    def parameters: Map[String, String] = Map("predicate" -> Json.array(Seq(predicate)),
+      "matchedPredicates" -> Json.array(matched.map(_.json)),
+      "notMatchedPredicates" -> Json.array(notMatched.map(_.json)),
+      "notMatchedBySourcePredicates" -> Json.array(notMatchedBySource.map(_.json)))
+  }
+
+  /** OPTIMIZE (compaction or ZORDER BY) or REORG PURGE of the partitions `predicate` selects. */
+  final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long]) extends Operation {
+    def name: String = if (mode == OptimizeMode.Purge) "REORG" else "OPTIMIZE"
+    def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq)) ++ (mode match {
+      case OptimizeMode.Purge => Map("applyPurge" -> "true")
+      case OptimizeMode.ZOrder(columns) => Map("zOrderBy" -> Json.array(columns))
+      case OptimizeMode.Compaction => Map("zOrderBy" -> Json.array(Nil))
+    })
+  }
+
+  final case class Restore(version: Long, metrics: Map[String, Long]) extends Operation {
+    def name: String = "RESTORE"
+    def parameters: Map[String, String] = Map("version" -> version.toString)
+  }
+
+  final case class VacuumStart(retentionCheckEnabled: Boolean, defaultRetentionMillis: Long, specifiedRetentionMillis: Long,
+      metrics: Map[String, Long]) extends Operation {
+    def name: String = "VACUUM START"
+    def parameters: Map[String, String] = Map("retentionCheckEnabled" -> retentionCheckEnabled.toString,
+      "defaultRetentionMillis" -> defaultRetentionMillis.toString, "specifiedRetentionMillis" -> specifiedRetentionMillis.toString)
+  }
+
+  final case class VacuumEnd(metrics: Map[String, Long]) extends Operation {
+    def name: String = "VACUUM END"
+    def parameters: Map[String, String] = Map("status" -> "COMPLETED")
+  }
+}

@@ -22,7 +22,6 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   private var committed = false
   private var appTransaction: Option[SetTransaction] = None
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-  SiltSettings.checkSession(spark.conf)
 
   def readVersion: Long = readSnapshot.map(_.version).getOrElse(-1L)
   def tableExists: Boolean = readSnapshot.isDefined
@@ -106,8 +105,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   }
 
   private def checkAppendOnly(actions: Seq[Action]): Unit = {
-    val appendOnly = readSnapshot.exists(_.metadata.configuration.get("delta.appendOnly")
-      .exists(_.equalsIgnoreCase("true")))
+    val appendOnly = readSnapshot.exists(s => TableProperties(s.metadata.configuration).appendOnly)
     if (appendOnly && actions.exists { case r: RemoveFile => r.dataChange; case _ => false }) {
       throw new InvalidTableOperationException(s"table ${log.tablePath} is append-only " +
         "(delta.appendOnly = true): this operation would delete or overwrite data")

@@ -48,13 +48,10 @@ object Vacuum {
     val bytes = candidates.map(_.getLen).sum
     val dvs = candidates.count(_.getPath.getName.startsWith("deletion_vector_")).toLong
     if (!dryRun) {
-      val params = Map("retentionCheckEnabled" -> checkEnabled.toString, "defaultRetentionMillis" -> defaultMs.toString,
-        "specifiedRetentionMillis" -> retentionMs.toString)
-      commitInfoOnly(spark, log, Operation("VACUUM START", params,
+      commitInfoOnly(spark, log, Operation.VacuumStart(checkEnabled, defaultMs, retentionMs,
         Map("numFilesToDelete" -> paths.size.toLong, "sizeOfDataToDelete" -> bytes)))
       val deleted = delete(spark, paths, log.hadoopConf)
-      commitInfoOnly(spark, log, Operation("VACUUM END", Map("status" -> "COMPLETED"),
-        Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs, "numVacuumedDirectories" -> 0L)))
+      commitInfoOnly(spark, log, Operation.VacuumEnd(Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs, "numVacuumedDirectories" -> 0L)))
     }
     VacuumResult(paths, bytes, dvs, dryRun)
   }

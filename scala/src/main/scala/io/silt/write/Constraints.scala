@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.expressions.{ConstraintRule, EnforceConstraints}
-import io.silt.log.{ActionCodec, Metadata}
+import io.silt.log.{ActionCodec, Metadata, TableProperties}
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Expression, IsNotNull}
@@ -15,13 +15,10 @@ import org.apache.spark.sql.types.StructType
  * table properties) and legacy column invariants (`delta.invariants` field metadata).
  */
 object Constraints {
-  val CheckPrefix = "delta.constraints."
   private val InvariantKey = "delta.invariants"
 
   /** The CHECK constraints, by (lower-case) name. */
-  def checks(metadata: Metadata): Map[String, String] = metadata.configuration.collect {
-    case (k, v) if k.toLowerCase.startsWith(CheckPrefix) => k.substring(CheckPrefix.length).toLowerCase -> v
-  }
+  def checks(metadata: Metadata): Map[String, String] = TableProperties(metadata.configuration).checkConstraints
 
   /** `data` (with the table's columns) with every row checked against the table's rules as it is written. */
   def enforce(spark: SparkSession, data: DataFrame, metadata: Metadata): DataFrame = {

@@ -1,6 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.SchemaMismatchException
+import io.silt.spark.Identifiers
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.Cast
 import org.apache.spark.sql.functions.{col, lit, struct, when}
@@ -59,7 +60,7 @@ object SchemaEvolution {
   def align(data: DataFrame, table: StructType): DataFrame = {
     val columns = table.fields.map { t =>
       data.schema.fields.find(_.name.equalsIgnoreCase(t.name)) match {
-        case Some(d) => alignColumn(col(quote(d.name)), d.dataType, t.dataType).as(t.name)
+        case Some(d) => alignColumn(Identifiers.column(d.name), d.dataType, t.dataType).as(t.name)
         case None => lit(null).cast(t.dataType).as(t.name)
       }
     }
@@ -79,5 +80,5 @@ object SchemaEvolution {
     case (_, t) => c.cast(t)
   }
 
-  private def quote(name: String): String = "`" + name.replace("`", "``") + "`"
+
 }

@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{TableFeatures, TableLog}
+import io.silt.log.{TableFeatures, TableLog, TableProperties}
 import io.silt.read.SiltRelation
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
@@ -36,10 +36,10 @@ object TableConstraints {
       throw new ConstraintViolationException(name, s"$count row(s) of $tablePath violate the new CHECK constraint " +
         s"$name ($condition), for example ($values); nothing was committed")
     }
-    val m = current.copy(configuration = current.configuration + (Constraints.CheckPrefix + name -> condition))
+    val m = current.copy(configuration = current.configuration + (TableProperties.ConstraintPrefix + name -> condition))
     txn.updateMetadata(m)
     TableWriter.upgradeProtocol(txn, m)
-    txn.commit(Nil, Operation("ADD CONSTRAINT", Map("name" -> name, "expr" -> condition)))
+    txn.commit(Nil, Operation.AddConstraint(name, condition))
   }
 
   /** Drops a CHECK constraint; one that does not exist is an error unless `ifExists`. */
@@ -52,11 +52,10 @@ object TableConstraints {
       s"$tablePath: it does not exist (use DROP CONSTRAINT IF EXISTS to allow that)")
     if (old.isDefined) {
       txn.updateMetadata(current.copy(configuration = current.configuration.filterNot { case (k, _) =>
-        k.equalsIgnoreCase(Constraints.CheckPrefix + name)
+        k.equalsIgnoreCase(TableProperties.ConstraintPrefix + name)
       }))
     }
-    txn.commit(Nil, Operation("DROP CONSTRAINT", Map("name" -> name, "existed" -> old.isDefined.toString) ++
-      old.map("expr" -> _)))
+    txn.commit(Nil, Operation.DropConstraint(name, old))
   }
 
   private def start(spark: SparkSession, tablePath: Path): OptimisticTransaction = {

@@ -5,8 +5,7 @@ import java.util.UUID
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
-import io.silt.txn.{Operation, OptimisticTransaction}
-import io.silt.stats.FileStats
+import io.silt.txn.{CreateMode, Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.functions.{assert_true, coalesce, expr, lit}
@@ -68,14 +67,10 @@ object TableWriter {
       else txn.filesInPartitions(replacePredicate.toSeq)
     val now = System.currentTimeMillis()
     val removes = removed.map(_.remove(now, opts.dataChange))
-    val op = Operation(
-      opts.operation,
-      Map("mode" -> opts.mode.name(), "partitionBy" -> ActionCodec.jsonArray(metadata.partitionColumns)) ++
-        opts.replaceWhere.map(p => "predicate" -> ActionCodec.jsonArray(Seq(p))) ++
-        (if (dynamic) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty),
+    val op = Operation.Write(opts.mode.name(), metadata.partitionColumns, opts.replaceWhere, dynamic,
       Map(
         "numFiles" -> added.size.toLong,
-        "numOutputRows" -> added.flatMap(a => FileStats.parse(a.stats).numRecords).sum,
+        "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
         "numOutputBytes" -> added.map(_.size).sum,
         "numRemovedFiles" -> removes.size.toLong,
         "numRemovedBytes" -> removed.map(_.size).sum),
@@ -104,7 +99,7 @@ object TableWriter {
   def create(spark: SparkSession, tablePath: Path, schema: StructType, partitionColumns: Seq[String],
       properties: Map[String, String], description: Option[String]): Long =
     replace(spark, tablePath, TableDefinition(schema, partitionColumns, properties, description), None,
-      WriteOptions(SaveMode.ErrorIfExists), "CREATE TABLE", mayExist = false).get
+      WriteOptions(SaveMode.ErrorIfExists), CreateMode.Create, mayExist = false).get
 
   /**
    * Gives the table at `tablePath` the definition `table` and exactly the rows of `data` (none
@@ -114,7 +109,7 @@ object TableWriter {
    * None when an idempotent write's version was already committed.
    */
   def replace(spark: SparkSession, tablePath: Path, table: TableDefinition, data: Option[DataFrame],
-      opts: WriteOptions, operation: String, mayExist: Boolean): Option[Long] = {
+      opts: WriteOptions, mode: CreateMode, mayExist: Boolean): Option[Long] = {
     val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
     if (txn.tableExists) {
       if (!mayExist) throw new InvalidTableOperationException(s"a Delta table already exists at $tablePath; " +
@@ -124,11 +119,11 @@ object TableWriter {
     if (!opts.dataChange) throw new InvalidTableOperationException(s"option dataChange = false marks a rewrite " +
       s"of rows already in $tablePath, so it cannot create or replace the table; write without it")
     IdempotentWrites.run(spark, txn, opts.appTransaction)(Option.empty[Long])(
-      Some(replaceWith(spark, txn, table, data, opts, operation)))
+      Some(replaceWith(spark, txn, table, data, opts, mode)))
   }
 
   private def replaceWith(spark: SparkSession, txn: OptimisticTransaction, table: TableDefinition,
-      data: Option[DataFrame], opts: WriteOptions, operation: String): Long = {
+      data: Option[DataFrame], opts: WriteOptions, mode: CreateMode): Long = {
     val tablePath = txn.log.tablePath
     val defined = opts.copy(mode = SaveMode.Overwrite, partitionBy = Some(table.partitionColumns),
       properties = opts.properties ++ table.properties, description = table.description, overwriteSchema = true)
@@ -139,11 +134,9 @@ object TableWriter {
       metadata, opts.fileWriterOptions)).getOrElse(Nil)
     val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
     val now = System.currentTimeMillis()
-    val op = Operation(operation,
-      Map("partitionBy" -> ActionCodec.jsonArray(metadata.partitionColumns),
-        "properties" -> ActionCodec.jsonObject(defined.properties)) ++ table.description.map("description" -> _),
+    val op = Operation.CreateOrReplace(mode, data.isDefined, metadata.partitionColumns, defined.properties, table.description,
       Map("numFiles" -> added.size.toLong,
-        "numOutputRows" -> added.flatMap(a => FileStats.parse(a.stats).numRecords).sum,
+        "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
         "numOutputBytes" -> added.map(_.size).sum,
         "numRemovedFiles" -> removed.size.toLong),
       opts.userMetadata)
@@ -157,8 +150,7 @@ object TableWriter {
     TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
     val removed = txn.filesInPartitions(Nil)
     val now = System.currentTimeMillis()
-    txn.commit(removed.map(_.remove(now)), Operation("TRUNCATE", Map.empty,
-      Map("numRemovedFiles" -> removed.size.toLong, "numRemovedBytes" -> removed.map(_.size).sum)))
+    txn.commit(removed.map(_.remove(now)), Operation.Truncate(Map("numRemovedFiles" -> removed.size.toLong, "numRemovedBytes" -> removed.map(_.size).sum)))
   }
 
   /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
@@ -167,16 +159,15 @@ object TableWriter {
     if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
     TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
     checkSettable(set.keys)
-    unset.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
+    unset.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be unset directly: use " +
-        s"ALTER TABLE … DROP CONSTRAINT ${k.substring(Constraints.CheckPrefix.length)}")
+        s"ALTER TABLE … DROP CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)}")
     }
     val current = txn.metadata
     val m = current.copy(configuration = current.configuration -- unset ++ set)
     txn.updateMetadata(m)
     upgradeProtocol(txn, m)
-    val op = if (set.nonEmpty) Operation("SET TBLPROPERTIES", Map("properties" -> ActionCodec.jsonObject(set)))
-      else Operation("UNSET TBLPROPERTIES", Map("properties" -> ActionCodec.jsonArray(unset)))
+    val op = if (set.nonEmpty) Operation.SetProperties(set) else Operation.UnsetProperties(unset)
     txn.readFiles(Nil)
     txn.commit(Nil, op)
   }
@@ -226,9 +217,9 @@ object TableWriter {
    * ADD CONSTRAINT (which checks the rows), and of the other `delta.*` keys those Silt honours.
    */
   private def checkSettable(properties: Iterable[String]): Unit = {
-    properties.find(_.toLowerCase.startsWith(Constraints.CheckPrefix)).foreach { k =>
+    properties.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be set directly: use " +
-        s"ALTER TABLE … ADD CONSTRAINT ${k.substring(Constraints.CheckPrefix.length)} CHECK (…)")
+        s"ALTER TABLE … ADD CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)} CHECK (…)")
     }
     TableProperties.checkSettable(properties)
   }

@@ -24,8 +24,7 @@ final case class WriteOptions(
     dataChange: Boolean = true,
     fileWriterOptions: Map[String, String] = Map.empty,
     properties: Map[String, String] = Map.empty,
-    description: Option[String] = None,
-    operation: String = "WRITE") {
+    description: Option[String] = None) {
 
   def overwrite: Boolean = mode == SaveMode.Overwrite
 }

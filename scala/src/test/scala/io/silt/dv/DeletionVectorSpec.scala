@@ -17,7 +17,7 @@ class DeletionVectorSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     forAll(Gen.listOf(Gen.choose(Byte.MinValue, Byte.MaxValue)).map(l => l.take(l.size / 4 * 4).toArray)) { bytes =>
       assert(Z85.decode(Z85.encode(bytes)).sameElements(bytes))
     }
-    val d = DeletionVectorDescriptor("u", "ab^-aqEH.-t@S}K{vb[*k^", Some(1), 10, 1)
+    val d = DeletionVectorDescriptor(DvStorage.Relative, "ab^-aqEH.-t@S}K{vb[*k^", Some(1), 10, 1)
     assert(d.filePath(new Path("file:/t")) == new Path("file:/t/ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin"))
     // a padded tail: two '#' say two bytes are missing, "093" is 0x0300
     assert(hex(Z85.decode("00000##093")) == "000000000300")
@@ -27,7 +27,7 @@ class DeletionVectorSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("the corrected inline example decodes to rows 3, 4, 7, 11, 18, 29") {
-    val dv = DeletionVectorDescriptor("i", "^Bg9^0rr910000000000iXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", None, 44, 6)
+    val dv = DeletionVectorDescriptor(DvStorage.Inline, "^Bg9^0rr910000000000iXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", None, 44, 6)
     val bitmap = DeletionVectorStore.load(dv, new Path("file:/unused"), "data.parquet", conf)
     assert(bitmap.toArray.toSeq == Seq(3L, 4L, 7L, 11L, 18L, 29L))
     assert(hex(bitmap.serialize()).startsWith("d1d33964"))

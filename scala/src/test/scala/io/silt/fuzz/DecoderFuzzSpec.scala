@@ -1,7 +1,7 @@
 package io.silt.fuzz
 
 import com.fasterxml.jackson.core.JsonProcessingException
-import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, RoaringBitmapArray, Z85}
+import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, DvStorage, RoaringBitmapArray, Z85}
 import io.silt.errors.CorruptDeletionVectorException
 import io.silt.log.{ActionCodec, AddFile}
 import io.silt.sql.SiltSqlParser
@@ -54,7 +54,7 @@ class DecoderFuzzSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   test("an inline DV of damaged bytes loads or fails as CorruptDeletionVectorException") {
     forAll(mutated(validBitmap), Gen.choose(0L, 100L)) { (bytes, cardinality) =>
       val padded = bytes ++ Array.fill[Byte]((4 - bytes.length % 4) % 4)(0)
-      val dv = DeletionVectorDescriptor("i", Z85.encode(padded), None, padded.length, cardinality)
+      val dv = DeletionVectorDescriptor(DvStorage.Inline, Z85.encode(padded), None, padded.length, cardinality)
       try DeletionVectorStore.load(dv, new Path("file:/t"), "file:/t/part-0.parquet", new Configuration())
       catch { case _: CorruptDeletionVectorException => () }
     }

@@ -1,6 +1,6 @@
 package io.silt.log
 
-import io.silt.dv.DeletionVectorDescriptor
+import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
@@ -9,7 +9,7 @@ class ActionCodecSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   private val text = Gen.listOf(Gen.oneOf(Gen.alphaNumChar, Gen.oneOf(' ', '%', '"', '\\', 'é', '/', '=', '\n'))).map(_.mkString)
   private val dvGen = for {
-    t <- Gen.oneOf("u", "i", "p")
+    t <- Gen.oneOf(DvStorage.Relative, DvStorage.Inline, DvStorage.Absolute)
     p <- Gen.alphaNumStr
     off <- Gen.option(Gen.choose(1, 1000))
     size <- Gen.choose(1, 10000)
@@ -57,7 +57,7 @@ class ActionCodecSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("uniqueId carries the offset when there is one") {
-    assert(DeletionVectorDescriptor("u", "ab^-aqEH.-t@S}K{vb[*k^", Some(1), 10, 2).uniqueId == "uab^-aqEH.-t@S}K{vb[*k^@1")
-    assert(DeletionVectorDescriptor("i", "xyz", None, 10, 2).uniqueId == "ixyz")
+    assert(DeletionVectorDescriptor(DvStorage.Relative, "ab^-aqEH.-t@S}K{vb[*k^", Some(1), 10, 2).uniqueId == "uab^-aqEH.-t@S}K{vb[*k^@1")
+    assert(DeletionVectorDescriptor(DvStorage.Inline, "xyz", None, 10, 2).uniqueId == "ixyz")
   }
 }

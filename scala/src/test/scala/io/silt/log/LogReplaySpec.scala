@@ -1,6 +1,6 @@
 package io.silt.log
 
-import io.silt.dv.DeletionVectorDescriptor
+import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import org.apache.hadoop.fs.Path
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
@@ -33,7 +33,7 @@ class LogReplaySpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("a malformed DV descriptor is a corrupt log naming the data file, not a bare decoding error") {
-    val bad = Some(DeletionVectorDescriptor("u", "a", Some(1), 10, 1))
+    val bad = Some(DeletionVectorDescriptor(DvStorage.Relative, "a", Some(1), 10, 1))
     val e = intercept[io.silt.errors.CorruptLogException](replay(Seq(Protocol(1, 2), meta, add("f", bad))))
     assert(e.getMessage.contains("the add action for f") && e.getMessage.contains("u:a@1"))
   }

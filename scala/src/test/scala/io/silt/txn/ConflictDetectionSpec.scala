@@ -35,7 +35,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val log = TableLog.forPath(spark, p.toString)
     val txn = OptimisticTransaction.start(spark, log)
     append(p, 1)
-    assert(txn.commit(Nil, Operation("WRITE")) == 2)
+    assert(txn.commit(Nil, Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)) == 2)
   }
 
   test("an append into a partition that was read is a conflict, and nothing is committed") {
@@ -45,7 +45,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val read = txn.filesInPartitions(Seq(EqualTo(day, Literal(1))))
     assert(read.size == 1)
     append(p, 1)
-    val e = intercept[ConcurrentModificationException](txn.commit(read.map(_.remove(0L)), Operation("DELETE")))
+    val e = intercept[ConcurrentModificationException](txn.commit(read.map(_.remove(0L)), Operation.Delete(None, Map.empty)))
     assert(e.getMessage.contains("partitions this transaction read"))
     assert(log.latest().version == 1)
   }
@@ -56,7 +56,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val txn = OptimisticTransaction.start(spark, log)
     val read = txn.filesInPartitions(Seq(EqualTo(day, Literal(1))))
     append(p, 2)
-    assert(txn.commit(read.map(_.remove(0L)), Operation("DELETE")) == 2)
+    assert(txn.commit(read.map(_.remove(0L)), Operation.Delete(None, Map.empty)) == 2)
     assert(log.latest().files.size == 2)
   }
 
@@ -67,8 +67,8 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val t2 = OptimisticTransaction.start(spark, log)
     val f1 = t1.filesInPartitions(Seq(EqualTo(day, Literal(2))))
     val f2 = t2.filesInPartitions(Seq(EqualTo(day, Literal(2))))
-    t1.commit(f1.map(_.remove(0L)), Operation("DELETE"))
-    intercept[ConcurrentModificationException](t2.commit(f2.map(_.remove(0L)), Operation("DELETE")))
+    t1.commit(f1.map(_.remove(0L)), Operation.Delete(None, Map.empty))
+    intercept[ConcurrentModificationException](t2.commit(f2.map(_.remove(0L)), Operation.Delete(None, Map.empty)))
   }
 
   test("a concurrent schema change fails a writer that read the old schema") {
@@ -77,7 +77,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val txn = OptimisticTransaction.start(spark, log)
     import spark.implicits._
     TableWriter.write(spark, p, Seq((1, 1, "x")).toDF("id", "day", "extra"), WriteOptions(SaveMode.Append, mergeSchema = true))
-    val e = intercept[ConcurrentModificationException](txn.commit(Nil, Operation("WRITE")))
+    val e = intercept[ConcurrentModificationException](txn.commit(Nil, Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
     assert(e.getMessage.contains("metadata"))
   }
 
@@ -88,13 +88,13 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val files = optimize.readSnapshot.get.files
     optimize.readFiles(files)
     append(p, 1)
-    assert(optimize.commit(files.map(_.remove(0L, dataChange = false)), Operation("OPTIMIZE")) == 2)
+    assert(optimize.commit(files.map(_.remove(0L, dataChange = false)), Operation.Optimize(None, OptimizeMode.Compaction, Map.empty)) == 2)
     val second = OptimisticTransaction.start(spark, log)
     val now = second.readSnapshot.get.files
     second.readFiles(now)
     val deleter = OptimisticTransaction.start(spark, log)
-    deleter.commit(Seq(now.head.remove(1L)), Operation("DELETE"))
-    intercept[ConcurrentModificationException](second.commit(now.map(_.remove(0L, dataChange = false)), Operation("OPTIMIZE")))
+    deleter.commit(Seq(now.head.remove(1L)), Operation.Delete(None, Map.empty))
+    intercept[ConcurrentModificationException](second.commit(now.map(_.remove(0L, dataChange = false)), Operation.Optimize(None, OptimizeMode.Compaction, Map.empty)))
   }
 
   test("a dynamic overwrite conflicts with an append into a partition it replaces, not into another") {
@@ -105,11 +105,11 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val files = t1.filesInPartitionValues(replaced)
     assert(files.map(_.partitionValues) == Seq(Map("day" -> "1")))
     append(p, 2)
-    assert(t1.commit(files.map(_.remove(0L)), Operation("WRITE")) == 2)
+    assert(t1.commit(files.map(_.remove(0L)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)) == 2)
     val t2 = OptimisticTransaction.start(spark, log)
     val again = t2.filesInPartitionValues(Set(Map("DAY" -> "2")))
     append(p, 2)
-    val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), Operation("WRITE")))
+    val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
     assert(e.getMessage.contains("partitions this transaction replaces"))
     assert(log.latest().version == 3)
   }
@@ -119,9 +119,9 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val log = TableLog.forPath(spark, p.toString)
     val t1 = OptimisticTransaction.start(spark, log)
     val t2 = OptimisticTransaction.start(spark, log)
-    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), Operation("WRITE"))
+    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None))
     val e = intercept[ConcurrentModificationException](t2.commit(Seq(io.silt.log.SetTransaction("app", 2, None)),
-      Operation("WRITE")))
+      Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
     assert(e.getMessage.contains("'app'"))
     assert(log.latest().transactions("app").version == 1)
   }
