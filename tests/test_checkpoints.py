@@ -227,3 +227,22 @@ def test_checkpoints_are_read_on_the_driver_like_spark_reads_them(spark, tmp_pat
     assert sum("metaData" in a for a in lines) == 1 and sum("protocol" in a for a in lines) == 1
     meta = next(a["metaData"] for a in lines if "metaData" in a)
     assert meta["partitionColumns"] == ["k"] and meta["configuration"]["delta.enableDeletionVectors"] == "true"
+
+
+def test_checkpoint_decodes_partition_values_as_readers_do(spark, tmp_path):
+    """An empty partition value of a non-string column (as some writers record null) is null in
+    partitionValues_parsed, as readers decode it, instead of failing the checkpoint."""
+    path = str(tmp_path / "t")
+    spark.createDataFrame([(1, 10), (2, None)], "id int, p int").write.format("silt").partitionBy("p").save(path)
+    commit = Path(path) / "_delta_log" / "00000000000000000000.json"
+    commit.write_text(commit.read_text().replace('"p":null', '"p":""'))
+    spark.conf.set("spark.silt.checkpoint.failOnError", "true")
+    try:
+        spark.sql(f"CHECKPOINT '{path}'").collect()
+    finally:
+        spark.conf.unset("spark.silt.checkpoint.failOnError")
+    cp = pq.read_table(Path(path) / "_delta_log" / "00000000000000000000.checkpoint.parquet").to_pylist()
+    parsed = {a["add"]["partitionValues"]["p"]: a["add"]["partitionValues_parsed"]["p"] for a in cp if a["add"]}
+    assert parsed == {"10": 10, "": None}
+    fresh = spark.read.format("silt").load(path)
+    assert sorted(r.id for r in fresh.where("p IS NULL").collect()) == [2]

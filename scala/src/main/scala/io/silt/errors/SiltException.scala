@@ -7,7 +7,6 @@ package io.silt.errors
 abstract class SiltException(detail: String, cause: Throwable = null)
     extends RuntimeException(null, cause) {
   override def getMessage: String = s"[${getClass.getSimpleName}] $detail"
-  def detailMessage: String = detail
 }
 
 /** The path holds no `_delta_log` with commits. */

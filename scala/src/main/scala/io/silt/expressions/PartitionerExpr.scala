@@ -16,8 +16,6 @@ import org.apache.spark.sql.types._
 final case class RangeBounds(dataType: DataType, bounds: Array[Any]) {
   @transient private lazy val ordering = PhysicalDataType.ordering(dataType)
 
-  def numRanges: Int = bounds.length + 1
-
   def rangeOf(value: Any): Int = {
     if (value == null) return 0
     var lo = 0

@@ -11,8 +11,6 @@ import org.apache.spark.sql.types.DataType
 
 /** A weighted random sample of rows: each sampled row stands for `weight` input rows. */
 final case class WeightedSample(rows: Array[InternalRow], weights: Array[Double]) {
-  def totalWeight: Double = weights.sum
-
   /** Bounds of column `i` splitting the sample's weight into `numRanges` about equal parts. */
   def rangeBounds(i: Int, dataType: DataType, numRanges: Int): RangeBounds = {
     val ordering = PhysicalDataType.ordering(dataType)

@@ -69,8 +69,6 @@ final class FileStatsAccumulator(columns: IndexedSeq[StatsColumn]) {
     case _ =>
   }
 
-  def rowCount: Long = numRecords
-
   def toJson: String = {
     val nodes = JsonNodeFactory.instance
     val root = nodes.objectNode()

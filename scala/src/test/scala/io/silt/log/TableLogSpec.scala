@@ -96,4 +96,33 @@ class TableLogSpec extends AnyFunSuite {
     write(dir, 31, add("f31"))
     assert(l.latest().timestamp > s.timestamp)
   }
+
+  test("logs are shared per path and configuration, never across file-system settings or options") {
+    val dir = new Path(newTable().toUri)
+    val other = new Configuration(conf)
+    other.set("fs.s3a.access.key", "someone-else")
+    assert(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, new Configuration(conf)))
+    assert(!(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, other)))
+    assert(!(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, conf, LogOptions(allowFilesOutside = true))))
+  }
+
+  test("the cache of logs is bounded: the least recently used is dropped") {
+    val first = new Path(newTable().toUri)
+    val kept = TableLog.forPath(first, conf)
+    (1 to 100).foreach(_ => TableLog.forPath(new Path(newTable().toUri), conf))
+    assert(!(TableLog.forPath(first, conf) eq kept))
+  }
+
+  test("a commit range is the contiguous commits with their timestamps; a timestamp finds the last commit at or before it") {
+    val dir = newTable()
+    write(dir, 0, Protocol(1, 2), meta)
+    write(dir, 1, add("a"))
+    write(dir, 2, add("b"))
+    val range = log(dir).commits()
+    assert(range.entries.map(_.version) == Seq(0L, 1L, 2L))
+    assert(range.entries.map(_.timestamp).sliding(2).forall { case Seq(a, b) => b > a })
+    assert(range.lastAtOrBefore(range.entries(1).timestamp).map(_.version).contains(1L))
+    assert(range.lastAtOrBefore(range.entries.head.timestamp - 1).isEmpty)
+    assert(range.actions(range.entries(2)).collect { case a: AddFile => a.path } == Seq("b"))
+  }
 }
