@@ -37,7 +37,7 @@ demo: build
 	$(PY) examples/demo.py
 
 bench: build
-	$(PY) bench/run.py
+	$(PY) -m bench
 
 # The reliability report: corrupt-input matrix, 50 kill -9 trials, a 60 s soak of 9 processes.
 reliability: build

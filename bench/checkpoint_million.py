@@ -1,4 +1,4 @@
-"""Checkpoint of a table of one million files, measured rather than extrapolated.
+"""checkpoint_million: CHECKPOINT of a table of one million files, measured rather than extrapolated.
 
 Writing a million real data files takes hours here (Spark writes ~200 one-row files a second), and
 a checkpoint reads only the log, so the table is a synthetic log: protocol + metadata, then
@@ -9,16 +9,15 @@ a commit), the fresh open of a copy holding just the checkpoint, the checkpoint'
 driver's heap after the checkpoint. Report only: delta-rs opening the checkpointed copy.
 Writes bench/results/checkpoint_million.json.
 
-    .venv/bin/python bench/checkpoint_million.py [--files 1000000] [--commits 100] [--reps 2]
+    python -m bench checkpoint_million [--files 1000000] [--commits 100] [--reps 2]
 """
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, bench_session, environment, finish, folder_stats, link_copy, rm, say, timed  # noqa: E402
+from bench.common import SCRATCH_DIR, folder_stats, link_copy, measure_and_save, rm, say, timed
+from bench.log_open import snapshot_file_count
 
 SCRATCH = SCRATCH_DIR / "checkpoint_million"
 SCHEMA = {"type": "struct", "fields": [
@@ -53,55 +52,53 @@ def write_log(path: Path, files: int, commits: int) -> float:
 
 
 def heap_used_mb(spark):
+    """The driver JVM's used heap after a full GC, in MiB."""
     rt = spark._jvm.java.lang.Runtime.getRuntime()
     spark._jvm.java.lang.System.gc()
     return (rt.totalMemory() - rt.freeMemory()) / 2**20
 
 
-def run(files=1_000_000, commits=100, reps=2):
-    t0 = time.perf_counter()
-    with bench_session(SCRATCH) as spark:
-        env = environment()
-        jvm = spark._jvm
-        table = SCRATCH / "t"
-        write_secs = write_log(table, files, commits)
-        n_log, b_log = folder_stats(table / "_delta_log")
-        say(f"  synthetic log: {files:,} adds in {commits} commits ({b_log / 2**20:.0f} MiB of JSON), written in {write_secs:.0f} s")
-        # an open with its file list (a snapshot reads its files when first asked for them)
-        open_json, seen = timed(lambda: int(jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(table)).latest().numFiles()))
-        say(f"  first open (JSON replay): {open_json:.1f} s, {seen:,} files; heap {heap_used_mb(spark):.0f} MiB")
-        secs = []
-        for i in range(reps):
-            s, _ = timed(lambda: spark.sql(f"CHECKPOINT '{table}'").collect())
-            secs.append(s)
-            say(f"  CHECKPOINT rep {i}: {s:.1f} s ({seen / s:,.0f} files/s)")
-        heap = heap_used_mb(spark)
-        cp = sorted((table / "_delta_log").glob("*.checkpoint*.parquet"))
-        cp_bytes = sum(p.stat().st_size for p in cp)
-        # a copy holding only the checkpoint (and _last_checkpoint): what a new reader opens
-        copy = SCRATCH / "copy"
-        (copy / "_delta_log").mkdir(parents=True)
-        link_copy(table / "_delta_log", copy / "_delta_log")
-        for p in (copy / "_delta_log").glob("*.json"):
-            p.unlink()
-        open_cp, seen2 = timed(lambda: int(jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(copy)).latest().numFiles()))
-        assert seen2 == seen
-        say(f"  fresh open from the checkpoint: {open_cp:.1f} s")
-        from deltalake import DeltaTable
-        drs_open, _ = timed(lambda: DeltaTable(str(copy)))
-        say(f"  delta-rs open from the checkpoint (report only): {drs_open:.1f} s")
-        rm(copy)
-        result = {"benchmark": "checkpoint_million", "files": seen, "commits": commits + 1,
-                  "log_json_bytes": b_log, "log_write_seconds": write_secs,
-                  "first_open_json_seconds": open_json, "checkpoint_seconds": secs,
-                  "checkpoint_files_per_second": seen / min(secs), "checkpoint_bytes": cp_bytes,
-                  "checkpoint_files": [p.name for p in cp], "heap_after_checkpoint_mib": heap,
-                  "fresh_open_from_checkpoint_seconds": open_cp, "deltars_open_from_checkpoint_seconds": drs_open,
-                  "total_seconds": time.perf_counter() - t0}
-        return result, env
+def bench_checkpoint_million(spark, files=1_000_000, commits=100, reps=2):
+    """Writes the synthetic log, opens it, checkpoints it and opens the checkpoint; returns the result."""
+    table = SCRATCH / "t"
+    write_secs = write_log(table, files, commits)
+    n_log, b_log = folder_stats(table / "_delta_log")
+    say(f"  synthetic log: {files:,} adds in {commits} commits ({b_log / 2**20:.0f} MiB of JSON), written in {write_secs:.0f} s")
+    # an open with its file list (a snapshot reads its files when first asked for them)
+    open_json, seen = timed(lambda: snapshot_file_count(spark, table))
+    say(f"  first open (JSON replay): {open_json:.1f} s, {seen:,} files; heap {heap_used_mb(spark):.0f} MiB")
+    secs = []
+    for i in range(reps):
+        s, _ = timed(lambda: spark.sql(f"CHECKPOINT '{table}'").collect())
+        secs.append(s)
+        say(f"  CHECKPOINT rep {i}: {s:.1f} s ({seen / s:,.0f} files/s)")
+    heap = heap_used_mb(spark)
+    cp = sorted((table / "_delta_log").glob("*.checkpoint*.parquet"))
+    cp_bytes = sum(p.stat().st_size for p in cp)
+    # a copy holding only the checkpoint (and _last_checkpoint): what a new reader opens
+    copy = SCRATCH / "copy"
+    (copy / "_delta_log").mkdir(parents=True)
+    link_copy(table / "_delta_log", copy / "_delta_log")
+    for p in (copy / "_delta_log").glob("*.json"):
+        p.unlink()
+    open_cp, seen2 = timed(lambda: snapshot_file_count(spark, copy))
+    assert seen2 == seen
+    say(f"  fresh open from the checkpoint: {open_cp:.1f} s")
+    from deltalake import DeltaTable
+    drs_open, _ = timed(lambda: DeltaTable(str(copy)))
+    say(f"  delta-rs open from the checkpoint (report only): {drs_open:.1f} s")
+    rm(copy)
+    result = {"benchmark": "checkpoint_million", "files": seen, "commits": commits + 1,
+              "log_json_bytes": b_log, "log_write_seconds": write_secs,
+              "first_open_json_seconds": open_json, "checkpoint_seconds": secs,
+              "checkpoint_files_per_second": seen / min(secs), "checkpoint_bytes": cp_bytes,
+              "checkpoint_files": [p.name for p in cp], "heap_after_checkpoint_mib": heap,
+              "fresh_open_from_checkpoint_seconds": open_cp, "deltars_open_from_checkpoint_seconds": drs_open}
+    return result
 
 
 def summary_rows(r):
+    """Rows (benchmark, measure, value) for the closing table."""
     name = "checkpoint_million"
     return [(name, f"CHECKPOINT of {r['files']:,} files (synthetic log), best of {len(r['checkpoint_seconds'])}",
              f"{min(r['checkpoint_seconds']):.1f} s ({r['checkpoint_files_per_second']:,.0f} files/s, "
@@ -112,14 +109,16 @@ def summary_rows(r):
             (name, "  driver heap after the checkpoint", f"{r['heap_after_checkpoint_mib']:.0f} MiB")]
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser():
+    """The checkpoint_million benchmark's flags."""
+    ap = argparse.ArgumentParser(prog="python -m bench checkpoint_million", description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=1_000_000)
     ap.add_argument("--commits", type=int, default=100)
     ap.add_argument("--reps", type=int, default=2)
-    args = ap.parse_args(argv)
-    return finish(*run(args.files, args.commits, args.reps), summary_rows)
+    return ap
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv):
+    """Runs the checkpoint_million benchmark; writes results/checkpoint_million.json and returns the result."""
+    a = parser().parse_args(argv)
+    return measure_and_save(lambda spark: bench_checkpoint_million(spark, a.files, a.commits, a.reps), SCRATCH)

@@ -1,14 +1,14 @@
-"""What the benchmarks share: paths, the benchmark SparkSession, timing and reporting helpers.
+"""What the benchmarks share: paths, the one benchmark SparkSession, timing, files and results.
 
-Imports nothing from the other bench modules, so that any of them can import it at load time.
+Imports nothing from the other bench modules, so that any of them can import it.
 """
 import datetime as dt
 import hashlib
 import json
 import os
 import platform
-import subprocess
 import shutil
+import subprocess
 import sys
 import time
 from contextlib import contextmanager
@@ -17,34 +17,55 @@ from pathlib import Path
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-SCRATCH_DIR = RESULTS_DIR / "tmp"
+SCRATCH_DIR = RESULTS_DIR / "tmp"  # git-ignored; removed at the end of `python -m bench`
+INTEROP_DIR = REPO_ROOT / "tests" / "interop"
+MASTER = "local[2]"
+
+# The same in every JVM of every benchmark, whichever engine it runs.
+SESSION_CONF = {
+    "spark.driver.memory": "4g",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+}
+ENGINES = ("silt", "delta")  # delta: the reference Delta Lake (delta-spark from Maven Central)
 
 
-def build_spark(extra_conf=None):
-    """The benchmarks' SparkSession: local[2], driver memory 4g, 8 shuffle partitions, no UI."""
-    sys.path.insert(0, str(REPO_ROOT / "python"))
-    import silt
+def delta_package():
+    """The reference Delta Lake's Maven coordinates: the interop tests' (one place to change them)."""
+    sys.path.insert(0, str(INTEROP_DIR))
+    from reference_delta import DELTA_PACKAGE
+    return DELTA_PACKAGE
+
+
+def build_spark(engine="silt", extra_conf=None):
+    """The benchmarks' SparkSession (local[2], SESSION_CONF) with Silt or the reference Delta Lake."""
     from pyspark.sql import SparkSession
-    builder = (SparkSession.builder.master("local[2]").appName("silt-bench")
-               .config("spark.driver.memory", "4g")
-               .config("spark.sql.shuffle.partitions", "8")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.warehouse.dir", str(SCRATCH_DIR / "warehouse")))
-    for k, v in (extra_conf or {}).items():
+    builder = SparkSession.builder.master(MASTER).appName(f"silt-bench-{engine}")
+    conf = dict(SESSION_CONF, **{"spark.sql.warehouse.dir": str(SCRATCH_DIR / f"warehouse-{engine}")})
+    for k, v in dict(conf, **(extra_conf or {})).items():
         builder = builder.config(k, v)
-    spark = silt.configure(builder).getOrCreate()
+    if engine == "silt":
+        import silt
+        builder = silt.configure(builder)
+    elif engine == "delta":
+        builder = (builder.config("spark.jars.packages", delta_package())
+                   .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                   .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+    else:
+        raise ValueError(f"unknown engine {engine!r}, expected one of {ENGINES}")
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
 
 @contextmanager
-def bench_session(scratch):
+def bench_session(scratch, engine="silt", extra_conf=None):
     """The benchmark SparkSession with an empty scratch folder; both gone afterwards."""
     rm(scratch)
     Path(scratch).mkdir(parents=True)
-    spark = build_spark()
+    spark = build_spark(engine, extra_conf)
     try:
         yield spark
     finally:
@@ -52,11 +73,24 @@ def bench_session(scratch):
         rm(scratch)
 
 
-def files_scanned(spark, df):
-    return int(spark._jvm.io.silt.read.ScanMetrics.filesScanned(df._jdf))
+def measure_and_save(measure, scratch=None):
+    """Runs measure() (or measure(spark) in a fresh Silt session and scratch folder when `scratch`
+    is given), saves its result with the total seconds and the environment
+    (bench/results/<benchmark>.json), and returns it."""
+    t0 = time.perf_counter()
+    env = environment()
+    if scratch is None:
+        result = measure()
+    else:
+        with bench_session(scratch) as spark:
+            result = measure(spark)
+    result["total_seconds"] = time.perf_counter() - t0
+    save_result(result, env)
+    return result
 
 
 def timed(fn):
+    """(seconds, result) of calling fn()."""
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
@@ -69,10 +103,12 @@ def alternating(items, i):
 
 
 def rm(path):
+    """Removes a folder tree, if there is one."""
     shutil.rmtree(path, ignore_errors=True)
 
 
 def say(msg):
+    """Prints a progress line at once (the parent process shows it as it comes)."""
     print(msg, flush=True)
 
 
@@ -96,6 +132,7 @@ def save_result(result, env):
     result = dict(result, environment=env)
     path = RESULTS_DIR / f"{result['benchmark']}.json"
     path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    say(f"  -> {path}")
     return path
 
 
@@ -108,30 +145,6 @@ def table_lines(rows):
         if j == 0:
             lines.append("  ".join("-" * x for x in w))
     return lines
-
-
-BUSY = 0.10  # other processes used more than this share of the CPUs during a timed run
-
-
-def busy_runs(labelled):
-    """[(label, run accounting)] -> the labels of the runs during which the machine was busy."""
-    return [f"{label} ({a['other_load']:.0%})" for label, a in labelled if a["other_load"] > BUSY]
-
-
-def busy_rows(benchmark, result):
-    """The closing table's warning row for runs made on a busy machine (none when there were none)."""
-    if not result.get("busy_machine_runs"):
-        return []
-    return [(benchmark, f"WARNING: other processes used > {BUSY:.0%} of the CPUs during (seconds not comparable)",
-             ", ".join(result["busy_machine_runs"]))]
-
-
-def finish(result, env, summary_rows):
-    """The end of a benchmark script: saves its JSON, prints its table; returns the exit code."""
-    say(f"  -> {save_result(result, env)}\n")
-    print("\n".join(table_lines([("benchmark", "measure", "value")] + summary_rows(result))))
-    say(f"\ntotal {result['total_seconds']:.0f} s")
-    return 0
 
 
 def environment():
@@ -147,5 +160,5 @@ def environment():
            "mtime": dt.datetime.fromtimestamp(jars[-1].stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
            } if jars else None
     return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "git_commit": commit, "silt_jar": jar, "spark": pyspark.__version__, "master": "local[2]",
+            "git_commit": commit, "silt_jar": jar, "spark": pyspark.__version__, "master": MASTER,
             "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}

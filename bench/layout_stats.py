@@ -1,21 +1,26 @@
 """A table layout measured from its statistics alone: each file's min/max per column (from the
-log, delta-rs or Parquet footers) and the fraction of files a predicate must scan."""
+log, delta-rs or Parquet footers) and the fraction of files a predicate must scan (decided by
+silt.layout, the same code as `silt layout`)."""
 import json
 import math
 import random
 import statistics
 from pathlib import Path
 
+from silt.layout import scanned_fraction
+
 # The benchmark data's string column: a long shared prefix (Delta keeps 32 characters of it).
 S_PREFIX = "customer-account-identifier-"
 S_DIGITS = 10
 S_SPAN = 10 ** S_DIGITS
 SEED = 20261122
+STAT_COLUMNS = ("x", "y", "s", "k")  # the columns whose statistics the layouts keep
 
 
 # ------------------------------------------------------------------ statistics from the log
 
 def _dv_id(action):
+    """The deletion vector of an add or remove action, as part of its key in the snapshot."""
     dv = action.get("deletionVector")
     if not dv:
         return None
@@ -29,7 +34,7 @@ def snapshot_files(table):
     a checkpoint is read with delta-rs' get_add_actions instead."""
     log = Path(table) / "_delta_log"
     if (log / "_last_checkpoint").exists() or any(log.glob("*.checkpoint*.parquet")):
-        return _files_from_delta_rs(table), "delta-rs get_add_actions (checkpoint present)"
+        return files_from_delta_rs(table), "delta-rs get_add_actions (checkpoint present)"
     commits = sorted((int(p.name[:-5]), p) for p in log.glob("*.json") if p.name[:-5].isdigit())
     versions = [v for v, _ in commits]
     if versions != list(range(len(versions))):
@@ -48,12 +53,13 @@ def snapshot_files(table):
     for add in live.values():
         stats = json.loads(add["stats"]) if add.get("stats") else {}
         out.append({"path": add["path"], "size": add.get("size"), "rows": stats.get("numRecords"),
-                    "min": {c: v for c, v in stats.get("minValues", {}).items() if c in ("x", "y", "s", "k")},
-                    "max": {c: v for c, v in stats.get("maxValues", {}).items() if c in ("x", "y", "s", "k")}})
+                    "min": {c: v for c, v in stats.get("minValues", {}).items() if c in STAT_COLUMNS},
+                    "max": {c: v for c, v in stats.get("maxValues", {}).items() if c in STAT_COLUMNS}})
     return out, "JSON commits replayed"
 
 
-def _files_from_delta_rs(table):
+def files_from_delta_rs(table):
+    """The latest snapshot's files as delta-rs reads them (get_add_actions), in snapshot_files' shape."""
     import pyarrow as pa
     from deltalake import DeltaTable
     t = pa.table(DeltaTable(str(table)).get_add_actions(flatten=True))
@@ -62,8 +68,8 @@ def _files_from_delta_rs(table):
     out = []
     for r in rows:
         out.append({"path": r["path"], "size": r.get("size_bytes"), "rows": r.get("num_records"),
-                    "min": {c: r[f"min.{c}"] for c in ("x", "y", "s", "k") if f"min.{c}" in cols and r[f"min.{c}"] is not None},
-                    "max": {c: r[f"max.{c}"] for c in ("x", "y", "s", "k") if f"max.{c}" in cols and r[f"max.{c}"] is not None}})
+                    "min": {c: r[f"min.{c}"] for c in STAT_COLUMNS if f"min.{c}" in cols and r[f"min.{c}"] is not None},
+                    "max": {c: r[f"max.{c}"] for c in STAT_COLUMNS if f"max.{c}" in cols and r[f"max.{c}"] is not None}})
     return out
 
 
@@ -104,6 +110,7 @@ def ideal_grid(n):
 # ------------------------------------------------------------------ layout quality
 
 def fmt_s(n):
+    """The string column's value for the number n."""
     return S_PREFIX + str(int(n)).zfill(S_DIGITS)
 
 
@@ -135,25 +142,17 @@ def make_predicates(n, points, domain, seed=SEED):
     }
 
 
-def must_scan(f, conjuncts):
-    for col, lo, hi, inclusive in conjuncts:
-        mn, mx = f["min"].get(col), f["max"].get(col)
-        if mn is None or mx is None:
-            continue  # no statistics: this conjunct cannot skip the file
-        if mx < lo or (mn > hi if inclusive else mn >= hi):
-            return False
-    return True
-
-
 def evaluate(files, predicates):
+    """Per kind of predicate, the mean fraction of `files` it must scan; and the files' sizes."""
     out, unsound = {}, 0
+    bounds = [(f["min"], f["max"]) for f in files]
     for kind, preds in predicates.items():
         fracs = []
         for conj in preds:
-            scanned = sum(1 for f in files if must_scan(f, conj))
-            if kind.startswith("point") and scanned == 0:
+            frac = scanned_fraction(bounds, conj)
+            if kind.startswith("point") and frac == 0:
                 unsound += 1  # an existing value is in some file: no file at all means a wrong bound
-            fracs.append(scanned / len(files))
+            fracs.append(frac)
         out[kind] = statistics.mean(fracs) if fracs else None
     rows = [f["rows"] for f in files if f["rows"] is not None]
     out.update(files=len(files),
@@ -162,6 +161,3 @@ def evaluate(files, predicates):
                rows_per_file_max=max(rows) if rows else None,
                points_in_no_file=unsound)
     return out
-
-
-# ------------------------------------------------------------------ worker: Silt and the floor (one JVM)

@@ -1,10 +1,17 @@
 """How busy the machine is around a timed benchmark run: waits for quiet, then records what
 other processes used during the run, the JVM's CPU and Spark's per-stage task CPU."""
 import os
+import statistics
 import time
 from pathlib import Path
 
-from common import say
+from bench.common import say
+
+# Other processes used more than this share of the CPUs during a timed run: its seconds are not
+# comparable (the one threshold of every benchmark).
+LOAD_WARNING = 0.10
+QUIET_WAIT = 15      # seconds a timed run waits at most for the rest of the machine to go quiet
+QUIET_BUDGET = [40.0]  # seconds all the waits of one process may take together
 
 
 def _proc_cpu(pid):
@@ -36,6 +43,7 @@ class Accounting:
         self.jvm_pid = getattr(getattr(spark.sparkContext._gateway, "proc", None), "pid", None)
 
     def _stages(self):
+        """The finished stages in the JVM's status store, by (stage, attempt)."""
         try:
             jvm, gw = self.spark._jvm, self.spark.sparkContext._gateway
             lst = self.spark._jsc.sc().statusStore().stageList(
@@ -58,6 +66,7 @@ class Accounting:
             return None
 
     def run(self, fn):
+        """(seconds, fn's result, accounting) of one timed run of fn, after waiting for quiet."""
         waited = wait_for_quiet([p for p in (self.jvm_pid, os.getpid()) if p])
         before = self._stages()
         b_sys, b_jvm, b_self, t0 = _system_busy(), _proc_cpu(self.jvm_pid), _proc_cpu(os.getpid()), time.perf_counter()
@@ -71,11 +80,6 @@ class Accounting:
                 "task_cpu_s": None if stages is None else round(sum(x["task_cpu_s"] for x in stages), 1),
                 "other_load": round(other / (wall * (os.cpu_count() or 1)), 3), "stages": stages}
         return wall, out, acct
-
-
-LOAD_WARNING = 0.10  # other processes used more than this share of the machine during a timed run
-QUIET_WAIT = 15      # seconds a timed run waits at most for the rest of the machine to go quiet
-QUIET_BUDGET = [40.0]  # seconds all the waits of one process may take together
 
 
 def wait_for_quiet(own_pids, max_wait=QUIET_WAIT, sample=1.0):
@@ -94,3 +98,33 @@ def wait_for_quiet(own_pids, max_wait=QUIET_WAIT, sample=1.0):
             if waited > 2 * sample:
                 say(f"  (waited {waited:.0f} s for other processes to leave the CPUs)")
             return waited
+
+
+def in_process_run(fn):
+    """(seconds, fn's result, other_load) of a timed run of fn in this process alone (no JVM):
+    for work done in Python, such as delta-rs."""
+    wait_for_quiet([os.getpid()])
+    b_sys, b_self, t0 = _system_busy(), _proc_cpu(os.getpid()), time.perf_counter()
+    out = fn()
+    secs = time.perf_counter() - t0
+    other = max(0.0, _system_busy() - b_sys - (_proc_cpu(os.getpid()) - b_self)) / (secs * (os.cpu_count() or 1))
+    return secs, out, round(other, 3)
+
+
+def busy_runs(labelled):
+    """[(label, run accounting)] -> the labels of the runs during which the machine was busy."""
+    return [f"{label} ({a['other_load']:.0%})" for label, a in labelled if a["other_load"] > LOAD_WARNING]
+
+
+def busy_rows(benchmark, result):
+    """The closing table's warning row for runs made on a busy machine (none when there were none)."""
+    if not result.get("busy_machine_runs"):
+        return []
+    return [(benchmark, f"WARNING: other processes used > {LOAD_WARNING:.0%} of the CPUs during (seconds not comparable)",
+             ", ".join(result["busy_machine_runs"]))]
+
+
+def median_task_cpu(runs):
+    """The median of the runs' task CPU seconds (Spark's executorCpuTime), None when unknown."""
+    v = [a["task_cpu_s"] for a in runs if a.get("task_cpu_s") is not None]
+    return statistics.median(v) if v else None

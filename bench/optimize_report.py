@@ -1,9 +1,9 @@
 """The OPTIMIZE benchmark's targets and report: the layout matrix, the speed table, and the rows of
-bench/run.py's closing table.
+the closing table of `python -m bench`.
 """
 import statistics
 
-from machine_load import LOAD_WARNING
+from bench.machine_load import LOAD_WARNING
 
 TARGET_RANGE = 0.16      # files scanned for a 1% range on x or on y
 TARGET_BOX = 0.07        # files scanned for a 1% box on (x, y)
@@ -104,7 +104,7 @@ def report_lines(r):
 
 
 def summary_rows(r):
-    """Rows (benchmark, measure, value) for bench/run.py's closing table."""
+    """Rows (benchmark, measure, value) for the closing table of `python -m bench`."""
     q, t, sp = r["layout_files_scanned"]["silt_zorder_xy"], r["targets"], r["speed"]
     ok = lambda k: "ok" if t[k]["ok"] else "ABOVE TARGET"
     rows = [("optimize", f"ZORDER (x, y): files scanned, 1% range on x (target <= {TARGET_RANGE})", f"{q['range_x']:.3f} {ok('range_x')}"),

@@ -1,27 +1,15 @@
 """The runs of the OPTIMIZE benchmark, one per engine: Silt and the plain-Spark floor (a child JVM),
 the reference Delta Lake (a child JVM of its own), delta-rs (in the calling process); and the data
-they all rewrite. bench/optimize_bench.py orchestrates them and compares what they measured.
+they all rewrite. bench/optimize.py runs them (the JVM ones through bench/runner.py) and compares
+what they measured.
 """
-import os
 import shutil
-import sys
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-INTEROP_DIR = BENCH_DIR.parent / "tests" / "interop"
-sys.path.insert(0, str(BENCH_DIR))
-
-from common import alternating, rm, say, timed  # noqa: E402
-from layout_stats import S_DIGITS, S_PREFIX, S_SPAN, _files_from_delta_rs, parquet_footer_files, snapshot_files  # noqa: E402
-from machine_load import LOAD_WARNING, Accounting, _proc_cpu, _system_busy, wait_for_quiet  # noqa: E402
-
-SHARED_CONF = {  # the same in every JVM of this benchmark
-    "spark.driver.memory": "4g",
-    "spark.sql.shuffle.partitions": "8",
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.session.timeZone": "UTC",
-}
+from bench.common import alternating, build_spark, delta_package, rm, say, timed
+from bench.layout_stats import (S_DIGITS, S_PREFIX, S_SPAN, files_from_delta_rs, parquet_footer_files,
+                                snapshot_files)
+from bench.machine_load import LOAD_WARNING, Accounting, in_process_run
 
 
 # ------------------------------------------------------------------ the data
@@ -49,16 +37,10 @@ def gen_frame(spark, rows, parts):
 
 
 def worker_silt(p):
-    sys.path.insert(0, str(BENCH_DIR))
-    try:
-        import common  # bench/common.py: the benchmarks' SparkSession
-    except ImportError:  # an older bench/ without common.py
-        import run as common
+    """Silt's side (its own JVM): the input table, Silt's OPTIMIZE and the floor alternating, the
+    linear sort and ZORDER BY (x, s); returns their seconds, accountings and layouts."""
     scratch, rows, nfiles, reps = Path(p["scratch"]), p["rows"], p["files"], p["reps"]
-    spark = common.build_spark()
-    for k, v in SHARED_CONF.items():
-        if not k.startswith("spark.driver") and spark.conf.get(k) != v:
-            raise RuntimeError(f"bench session has {k}={spark.conf.get(k)}, expected {v}")
+    spark = build_spark("silt")
     acct = Accounting(spark)
     out = {"spark": spark.version, "layouts": {}, "seconds": {"silt": [], "floor": []},
            "runs": {"silt": [], "floor": []}, "silt_metrics": []}
@@ -152,18 +134,9 @@ def worker_silt(p):
 # ------------------------------------------------------------------ worker: the reference Delta Lake (its own JVM)
 
 def worker_reference(p):
-    sys.path.insert(0, str(INTEROP_DIR))
-    from reference_delta import DELTA_PACKAGE
-    from pyspark.sql import SparkSession
-    b = (SparkSession.builder.master("local[2]").appName("silt-bench-reference-delta")
-         .config("spark.jars.packages", DELTA_PACKAGE)
-         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-         .config("spark.sql.warehouse.dir", str(Path(p["scratch"]) / "ref-warehouse")))
-    for k, v in SHARED_CONF.items():
-        b = b.config(k, v)
-    spark = b.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    """The reference Delta Lake's side (its own JVM): a warm-up, then OPTIMIZE ZORDER BY (x, y) of
+    each prepared copy; returns their seconds, accountings and metrics."""
+    spark = build_spark("delta")
     acct = Accounting(spark)
     conf = "spark.databricks.delta.optimize.maxFileSize"
 
@@ -179,7 +152,7 @@ def worker_reference(p):
     ws = optimize(warm, max(1, wtotal // 8))[0]
     say(f"  reference warm-up ({rows:,} rows): {ws:.1f} s")
     rm(warm)
-    out = {"delta_package": DELTA_PACKAGE, "seconds": [], "metrics": [], "runs": []}
+    out = {"delta_package": delta_package(), "seconds": [], "metrics": [], "runs": []}
     for i, path in enumerate(p["tables"]):
         secs, metrics, a = optimize(path, p["max_file_size"])
         out["seconds"].append(secs)
@@ -211,17 +184,15 @@ def run_deltars(inp, scratch, nfiles, total, rows, max_tries=3):
         path = scratch / f"deltars-{attempt}"
         rm(path)
         shutil.copytree(inp, path)
-        wait_for_quiet([os.getpid()])
-        b_sys, b_self = _system_busy(), _proc_cpu(os.getpid())
-        secs, metrics = timed(lambda: DeltaTable(str(path)).optimize.z_order(["x", "y"], target_size=target))
-        other = max(0.0, _system_busy() - b_sys - (_proc_cpu(os.getpid()) - b_self)) / (secs * (os.cpu_count() or 1))
+        secs, metrics, other = in_process_run(
+            lambda: DeltaTable(str(path)).optimize.z_order(["x", "y"], target_size=target))
         files, how = snapshot_files(path)
-        tries.append({"target_size": target, "seconds": secs, "files": len(files), "other_load": round(other, 3),
+        tries.append({"target_size": target, "seconds": secs, "files": len(files), "other_load": other,
                       "numFilesAdded": metrics.get("numFilesAdded")})
         say(f"  delta-rs z_order, target_size {target:,}: {secs:.1f} s, {len(files)} files (other load {other:.0%})")
         if abs(len(files) - nfiles) <= max(1, nfiles // 16) or attempt == max_tries - 1:
             # cross-check the JSON replay with delta-rs' own reading of the table
-            check = _files_from_delta_rs(path)
+            check = files_from_delta_rs(path)
             key = lambda fs: sorted((f["path"], f["min"].get("x"), f["max"].get("x"), f["rows"]) for f in fs)
             agree = key(check) == key(files)
             rm(path)

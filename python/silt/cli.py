@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from silt.errors import SiltException
+from silt.layout import skipping_score
 from silt.sql.check import check
 
 
@@ -67,21 +67,6 @@ def _bounds(stats: Optional[str], column: str) -> Optional[Tuple[float, float]]:
     if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
         return None
     return float(lo), float(hi)
-
-
-def skipping_score(boxes: Sequence[Tuple[float, float]], selectivity: float = 0.01, trials: int = 200,
-                   seed: int = 7) -> float:
-    """Mean fraction of files a range predicate covering `selectivity` of the value span must read."""
-    if not boxes:
-        return 1.0
-    lo, hi = min(b[0] for b in boxes), max(b[1] for b in boxes)
-    width = (hi - lo) * selectivity
-    rnd = random.Random(seed)
-    total = 0.0
-    for _ in range(trials):
-        a = lo + rnd.random() * max(hi - lo - width, 0.0)
-        total += sum(1 for b in boxes if b[0] <= a + width and b[1] >= a) / len(boxes)
-    return total / trials
 
 
 def layout(spark: Any, path: str, columns: List[str]) -> Dict[str, Any]:

@@ -1,4 +1,4 @@
-"""OPTIMIZE ... ZORDER BY benchmark: layout quality (from the log's statistics alone) and speed.
+"""optimize: OPTIMIZE ... ZORDER BY, layout quality (from the log's statistics alone) and speed.
 
 Data: ROWS rows (default 10 M) written in random order as FILES (64) files of one Silt table:
   x, y  uniform doubles in [0, 1)
@@ -27,72 +27,42 @@ Speed: OPTIMIZE ZORDER BY (x, y) on a fresh copy of the table against
              that it writes FILES files too), in its own process and JVM, after a warm-up there
 Silt and the floor alternate in one JVM after a warm-up; ratios: median of the per-pair ratios
 silt/floor (target <= 1.3) and median silt / median reference (target < 1). All JVMs: local[2],
-driver memory 4g, spark.sql.shuffle.partitions 8. Only one JVM runs at a time: this script runs
-each one as a child process, one after the other (delta-rs runs in this process, between them).
+driver memory 4g, spark.sql.shuffle.partitions 8. Only one JVM runs at a time: each runs in a child
+process (bench/runner.py), one after the other (delta-rs runs in this process, between them).
 The machine may be shared: each timed run first waits (briefly) for other processes to leave the
 CPUs, records what they used meanwhile (other_load; a WARNING names runs above 10%), and records
 the CPU seconds of the JVM and of Spark's tasks, whose ratios do not depend on the waiting.
 
-    .venv/bin/python bench/optimize_bench.py [--rows N] [--reps R] [--ref-reps R] [--no-reference]
+    python -m bench optimize [--rows N] [--files F] [--reps R] [--ref-reps R] [--queries Q]
+                             [--no-reference] [--no-deltars]
 
 Writes bench/results/optimize.json; scratch tables go to bench/results/tmp/optimize/ and are
 removed at the end. About 6-7 minutes with the defaults on 2 cores (more on a busy machine).
 """
 import argparse
-import json
-import os
 import shutil
 import statistics
-import subprocess
-import sys
-import time
-from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
-SCRATCH = BENCH_DIR / "results" / "tmp" / "optimize"
+from bench.common import SCRATCH_DIR, measure_and_save, rm, say
+from bench.layout_stats import evaluate, ideal_grid, make_predicates, snapshot_files
+from bench.machine_load import LOAD_WARNING
+from bench.optimize_report import (DELTA_RS_ISSUE_FIGURE, TARGET_BOX, TARGET_FLOOR, TARGET_RANGE,
+                                   TARGET_REFERENCE, report_lines)
+from bench.optimize_report import summary_rows  # noqa: F401  (the registry asks every benchmark for it)
+from bench.optimize_runs import run_deltars
+from bench.runner import call
 
-sys.path.insert(0, str(BENCH_DIR))
-from common import environment, rm, save_result, say  # noqa: E402  (bench/common.py: the helpers all benchmarks share)
-from layout_stats import evaluate, ideal_grid, make_predicates, snapshot_files  # noqa: E402
-from machine_load import LOAD_WARNING  # noqa: E402
-from optimize_report import (DELTA_RS_ISSUE_FIGURE, TARGET_BOX, TARGET_FLOOR, TARGET_RANGE,  # noqa: E402
-                             TARGET_REFERENCE, report_lines, summary_rows)  # summary_rows: for bench/run.py
-from optimize_runs import run_deltars, worker_reference, worker_silt  # noqa: E402
-
-
-
-
-
-
-
-# ------------------------------------------------------------------ orchestration
-
-def run_worker(kind, params, scratch):
-    pfile = scratch / f"worker-{kind}.json"
-    ofile = scratch / f"worker-{kind}-out.json"
-    errlog = scratch / f"worker-{kind}.stderr"
-    pfile.write_text(json.dumps(dict(params, out=str(ofile))))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "python")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
-    with open(errlog, "w") as err:
-        rc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(pfile)],
-                            stdout=None, stderr=err, env=env).returncode
-    if rc != 0 or not ofile.exists():
-        tail = errlog.read_text()[-4000:]
-        raise RuntimeError(f"the {kind} worker failed (exit {rc}); end of its stderr:\n{tail}")
-    return json.loads(ofile.read_text())
+SCRATCH = SCRATCH_DIR / "optimize"
 
 
 def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=2, queries=50, reference=True, deltars=True):
+    """Runs every engine (the JVMs in child processes), then compares layouts and times."""
     rm(SCRATCH)
     SCRATCH.mkdir(parents=True)
-    t0 = time.perf_counter()
     try:
         say(f"optimize: Silt and the floor ({rows:,} rows, {files} files, {reps} reps):")
-        silt = run_worker("silt", {"scratch": str(SCRATCH), "rows": rows, "files": files, "reps": reps,
-                                   "queries": queries}, SCRATCH)
+        silt = call("bench.optimize_runs:worker_silt", {"scratch": str(SCRATCH), "rows": rows, "files": files,
+                                                        "reps": reps, "queries": queries}, "optimize-silt")
         inp = SCRATCH / "input"
         layouts = {"silt_zorder_xy": silt["layouts"]["silt_zorder_xy_reps"][0],
                    "linear_xy": silt["layouts"]["linear_xy"],
@@ -111,8 +81,9 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=2, queries=50, ref
                 shutil.copytree(inp, path)
                 tables.append(str(path))
             say(f"optimize: reference Delta Lake ({ref_reps} rep{'s' if ref_reps > 1 else ''}):")
-            ref = run_worker("reference", {"scratch": str(SCRATCH), "rows": rows, "tables": tables,
-                                           "max_file_size": silt["max_file_size"]}, SCRATCH)
+            ref = call("bench.optimize_runs:worker_reference", {"scratch": str(SCRATCH), "rows": rows, "tables": tables,
+                                                                "max_file_size": silt["max_file_size"]},
+                       "optimize-reference")
             layouts["reference_zorder"] = snapshot_files(tables[0])[0]
 
         # Layout quality: one set of predicates for every variant.
@@ -195,22 +166,15 @@ def run_benchmark(rows=10_000_000, files=64, reps=2, ref_reps=2, queries=50, ref
             "deltars": deltars_info,
             "reference": ref and {"package": ref["delta_package"], "metrics": ref["metrics"]},
             "delta_rs_issue_figure_range": DELTA_RS_ISSUE_FIGURE,
-            "total_seconds": time.perf_counter() - t0,
         }
         return result
     finally:
         rm(SCRATCH)
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--worker"]:
-        kind, pfile = argv[1], argv[2]
-        params = json.loads(Path(pfile).read_text())
-        out = {"silt": worker_silt, "reference": worker_reference}[kind](params)
-        Path(params["out"]).write_text(json.dumps(out))
-        return 0
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser():
+    """The optimize benchmark's flags."""
+    ap = argparse.ArgumentParser(prog="python -m bench optimize", description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--reps", type=int, default=2, help="repetitions of Silt's OPTIMIZE and of the floor")
@@ -218,16 +182,13 @@ def main(argv=None):
     ap.add_argument("--queries", type=int, default=50, help="predicates of each kind")
     ap.add_argument("--no-reference", action="store_true", help="skip the reference Delta Lake")
     ap.add_argument("--no-deltars", action="store_true", help="skip delta-rs")
-    args = ap.parse_args(argv)
-    (SCRATCH.parent).mkdir(parents=True, exist_ok=True)
-    result = run_benchmark(args.rows, args.files, args.reps, args.ref_reps, args.queries,
-                           reference=not args.no_reference, deltars=not args.no_deltars)
-    path = save_result(result, environment())
-    print(f"  -> {path}\n")
-    print("\n".join(report_lines(result)))
-    print(f"\ntotal {result['total_seconds']:.0f} s")
-    return 0
+    return ap
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv):
+    """Runs the optimize benchmark; writes results/optimize.json, prints its report, returns the result."""
+    args = parser().parse_args(argv)
+    result = measure_and_save(lambda: run_benchmark(args.rows, args.files, args.reps, args.ref_reps, args.queries,
+                                                    reference=not args.no_reference, deltars=not args.no_deltars))
+    say("\n".join([""] + report_lines(result)))
+    return result

@@ -27,19 +27,17 @@ One JVM (local[2], driver memory 4g, 8 shuffle partitions); each timed run recor
 scratch tables go to bench/results/tmp/dv/ and are removed at the end. About 3-4 minutes with the
 defaults on 2 cores.
 
-    .venv/bin/python bench/dv_bench.py [--rows N] [--files F] [--reps R] [--warmups W] [--scan-reps R]
+    python -m bench dv [--rows N] [--files F] [--reps R] [--warmups W] [--scan-reps R]
 """
 import argparse
 import json
 import shutil
 import statistics
-import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SCRATCH_DIR, alternating, bench_session, busy_rows, busy_runs, environment, finish, folder_stats, rm, say, timed  # noqa: E402
-from machine_load import Accounting  # noqa: E402
+from bench.common import SCRATCH_DIR, alternating, folder_stats, measure_and_save, rm, say, timed
+from bench.log_open import snapshot_file_count
+from bench.machine_load import Accounting, busy_rows, busy_runs, median_task_cpu
 
 SCRATCH = SCRATCH_DIR / "dv"
 PREDICATE = "id % 1000 = 7"
@@ -49,12 +47,14 @@ MODES = ("dv", "cow")
 
 
 def frame(spark, rows, files):
+    """The tables' rows: one contiguous id range per `spark.range` partition (per file)."""
     return spark.range(0, rows, 1, files).selectExpr(
         "id", "CAST(id % 97 AS INT) AS k", "CAST(id * 0.37 AS DOUBLE) AS amount",
         "concat('user_', CAST(id % 50000 AS STRING)) AS user")
 
 
 def create_table(spark, path, rows, files, dv, where=None):
+    """A Silt table with DVs on or off, holding frame()'s rows (those matching `where`)."""
     spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, k INT, amount DOUBLE, user STRING) USING silt "
               f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{'true' if dv else 'false'}')")
     df = frame(spark, rows, files)
@@ -86,10 +86,12 @@ def find_rows_floor(spark, path):
 
 
 def delete(spark, path):
+    """The timed DELETE; returns the rows it deleted."""
     return spark.sql(f"DELETE FROM silt.`{path}` WHERE {PREDICATE}").collect()[0][0]
 
 
 def last_commit_info(path):
+    """The latest commit's version, operation and metrics, from its commitInfo."""
     log = Path(path) / "_delta_log"
     last = max((p for p in log.glob("*.json") if p.name[:-5].isdigit()), key=lambda p: int(p.name[:-5]))
     for line in last.read_text().splitlines():
@@ -101,134 +103,122 @@ def last_commit_info(path):
 
 
 def table_files(path):
+    """The Parquet and DV files on disk in a table's folder, and their bytes."""
     n_data, b_data = folder_stats(path, "*.parquet")
     n_dv, b_dv = folder_stats(path, "*.bin")
     return {"parquet_files_on_disk": n_data, "parquet_bytes_on_disk": b_data,
             "dv_files": n_dv, "dv_bytes": b_dv}
 
 
-def snapshot_files(spark, path):
-    return int(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, str(path)).latest().numFiles())
+def bench_dv(spark, rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
+    """Both base tables, the timed DELETEs and the timed scans; returns the result."""
+    acct = Accounting(spark)
+    base = {}
+    write_secs = {}
+    for mode in MODES:
+        base[mode] = SCRATCH / f"base-{mode}"
+        write_secs[mode], _ = timed(lambda: create_table(spark, base[mode], rows, files, mode == "dv"))
+        n = snapshot_file_count(spark, base[mode])
+        say(f"  base table ({mode}): {rows:,} rows, {n} files, written in {write_secs[mode]:.1f} s")
+        if n != files:
+            raise RuntimeError(f"the {mode} base table has {n} files, not {files}")
 
+    # Warm-up: each mode's DELETE on full-size copies (JIT compilation, class loading).
+    warmup_secs = {m: [] for m in MODES}
+    for i in range(warmups):
+        for mode in alternating(MODES, i):
+            path = SCRATCH / f"warm-{mode}-{i}"
+            shutil.copytree(base[mode], path)
+            warmup_secs[mode].append(timed(lambda: delete(spark, path))[0])
+            rm(path)
+    say("  warm-up DELETEs: " + "; ".join(f"{m} " + ", ".join(f"{x:.2f}" for x in v) + " s"
+                                         for m, v in warmup_secs.items()))
 
-def run_benchmark(rows=10_000_000, files=64, reps=5, scan_reps=9, warmups=3):
-    t0 = time.perf_counter()
-    with bench_session(SCRATCH) as spark:
-        acct = Accounting(spark)
-        env = environment()
-        base = {}
-        write_secs = {}
-        for mode in MODES:
-            base[mode] = SCRATCH / f"base-{mode}"
-            write_secs[mode], _ = timed(lambda: create_table(spark, base[mode], rows, files, mode == "dv"))
-            n = snapshot_files(spark, base[mode])
-            say(f"  base table ({mode}): {rows:,} rows, {n} files, written in {write_secs[mode]:.1f} s")
-            if n != files:
-                raise RuntimeError(f"the {mode} base table has {n} files, not {files}")
-
-        # Warm-up: each mode's DELETE on full-size copies (JIT compilation, class loading).
-        warmup_secs = {m: [] for m in MODES}
-        for i in range(warmups):
-            for mode in alternating(MODES, i):
-                path = SCRATCH / f"warm-{mode}-{i}"
-                shutil.copytree(base[mode], path)
-                warmup_secs[mode].append(timed(lambda: delete(spark, path))[0])
+    # (a) DELETE, each on a fresh copy
+    seconds, runs, deleted, commits = ({m: [] for m in MODES} for _ in range(4))
+    last = {}
+    for i in range(reps):
+        for mode in alternating(MODES, i):
+            path = SCRATCH / f"{mode}-{i}"
+            shutil.copytree(base[mode], path)
+            secs, n, a = acct.run(lambda: delete(spark, path))
+            seconds[mode].append(secs)
+            runs[mode].append(a)
+            deleted[mode].append(n)
+            commits[mode].append(last_commit_info(path))
+            say(f"  DELETE {mode:3s} rep {i}: {secs:6.2f} s, {n:,} rows (JVM CPU {a['jvm_cpu_s']:.0f} s, "
+                f"other load {a['other_load']:.0%})")
+            if i < reps - 1:
                 rm(path)
-        say("  warm-up DELETEs: " + "; ".join(f"{m} " + ", ".join(f"{x:.2f}" for x in v) + " s"
-                                             for m, v in warmup_secs.items()))
+            else:
+                last[mode] = path
+    find_rows_floor(spark, base["dv"])  # warm-up
+    floor = [acct.run(lambda: find_rows_floor(spark, base["dv"])) for _ in range(reps)]
+    say("  DELETE floor (plain Spark finds the rows' file and row index, grouped by file): " +
+        ", ".join(f"{x[0]:.2f} s" for x in floor))
+    med = {m: statistics.median(v) for m, v in seconds.items()}
+    delete_ratio = med["cow"] / med["dv"]
+    expected = len(range(7, rows, 1000))
+    wrong_counts = {m: v for m, v in deleted.items() if any(x != expected for x in v)}
 
-        # (a) DELETE, each on a fresh copy
-        seconds, runs, deleted, commits = ({m: [] for m in MODES} for _ in range(4))
-        last = {}
-        for i in range(reps):
-            for mode in alternating(MODES, i):
-                path = SCRATCH / f"{mode}-{i}"
-                shutil.copytree(base[mode], path)
-                secs, n, a = acct.run(lambda: delete(spark, path))
-                seconds[mode].append(secs)
-                runs[mode].append(a)
-                deleted[mode].append(n)
-                commits[mode].append(last_commit_info(path))
-                say(f"  DELETE {mode:3s} rep {i}: {secs:6.2f} s, {n:,} rows (JVM CPU {a['jvm_cpu_s']:.0f} s, "
-                    f"other load {a['other_load']:.0%})")
-                if i < reps - 1:
-                    rm(path)
-                else:
-                    last[mode] = path
-        find_rows_floor(spark, base["dv"])  # warm-up
-        floor = [acct.run(lambda: find_rows_floor(spark, base["dv"])) for _ in range(reps)]
-        say("  DELETE floor (plain Spark finds the rows' file and row index, grouped by file): " +
-            ", ".join(f"{x[0]:.2f} s" for x in floor))
-        med = {m: statistics.median(v) for m, v in seconds.items()}
-        delete_ratio = med["cow"] / med["dv"]
-        expected = len(range(7, rows, 1000))
-        wrong_counts = {m: v for m, v in deleted.items() if any(x != expected for x in v)}
+    # (b) full scans: the DV table after its delete against the same rows without DVs in the same
+    # 64-file layout ("clean": the frame without the deleted rows, written as such); report only:
+    # the COW table after its delete (its rewrite packs the rows into fewer files) and the base.
+    clean = SCRATCH / "clean"
+    create_table(spark, clean, rows, files, False, where=f"NOT ({PREDICATE})")
+    targets = {"dv": last["dv"], "clean": clean, "cow": last["cow"], "base": base["cow"], "rowidx_floor": clean}
+    scan_secs, scan_runs, answers, scan_warmup_secs = ({k: [] for k in targets} for _ in range(4))
+    order = list(targets)
+    # Warm-up, as many rounds as for DELETE: with one, the JIT was still compiling the scans' code
+    # (the DV filter among it) during the timed runs. Also loads each path's snapshot once, as a
+    # reader would.
+    for i in range(max(warmups, 1)):
+        for k in alternating(order, i):
+            scan_warmup_secs[k].append(timed(lambda: scan(spark, targets[k], k == "rowidx_floor"))[0])
+    say("  warm-up scans: " + "; ".join(f"{k} " + ", ".join(f"{x:.2f}" for x in v) + " s"
+                                      for k, v in scan_warmup_secs.items()))
+    for i in range(scan_reps):
+        for k in alternating(order, i):
+            secs, ans, a = acct.run(lambda: scan(spark, targets[k], k == "rowidx_floor"))
+            scan_secs[k].append(secs)
+            scan_runs[k].append(a)
+            answers[k].append(ans)
+        say(f"  scan rep {i}: " + ", ".join(f"{k} {scan_secs[k][-1]:.2f} s" for k in order))
+    smed = {k: statistics.median(v) for k, v in scan_secs.items()}
+    scpu = {k: median_task_cpu(v) for k, v in scan_runs.items()}
+    scan_ratio = smed["dv"] / smed["clean"]
+    agree = len({*answers["dv"], *answers["clean"], *answers["cow"], *answers["rowidx_floor"]}) == 1
+    layout = {k: dict(table_files(p), snapshot_files=snapshot_file_count(spark, p)) for k, p in targets.items()
+              if k != "rowidx_floor"}
 
-        # (b) full scans: the DV table after its delete against the same rows without DVs in the same
-        # 64-file layout ("clean": the frame without the deleted rows, written as such); report only:
-        # the COW table after its delete (its rewrite packs the rows into fewer files) and the base.
-        clean = SCRATCH / "clean"
-        create_table(spark, clean, rows, files, False, where=f"NOT ({PREDICATE})")
-        targets = {"dv": last["dv"], "clean": clean, "cow": last["cow"], "base": base["cow"], "rowidx_floor": clean}
-        scan_secs, scan_runs, answers, scan_warmup_secs = ({k: [] for k in targets} for _ in range(4))
-        order = list(targets)
-        # Warm-up, as many rounds as for DELETE: with one, the JIT was still compiling the scans' code
-        # (the DV filter among it) during the timed runs. Also loads each path's snapshot once, as a
-        # reader would.
-        for i in range(max(warmups, 1)):
-            for k in alternating(order, i):
-                scan_warmup_secs[k].append(timed(lambda: scan(spark, targets[k], k == "rowidx_floor"))[0])
-        say("  warm-up scans: " + "; ".join(f"{k} " + ", ".join(f"{x:.2f}" for x in v) + " s"
-                                          for k, v in scan_warmup_secs.items()))
-        for i in range(scan_reps):
-            for k in alternating(order, i):
-                secs, ans, a = acct.run(lambda: scan(spark, targets[k], k == "rowidx_floor"))
-                scan_secs[k].append(secs)
-                scan_runs[k].append(a)
-                answers[k].append(ans)
-            say(f"  scan rep {i}: " + ", ".join(f"{k} {scan_secs[k][-1]:.2f} s" for k in order))
-        smed = {k: statistics.median(v) for k, v in scan_secs.items()}
-        scpu = {k: median_task_cpu(v) for k, v in scan_runs.items()}
-        scan_ratio = smed["dv"] / smed["clean"]
-        agree = len({*answers["dv"], *answers["clean"], *answers["cow"], *answers["rowidx_floor"]}) == 1
-        layout = {k: dict(table_files(p), snapshot_files=snapshot_files(spark, p)) for k, p in targets.items()
-                  if k != "rowidx_floor"}
-
-        loaded = busy_runs([(f"delete {m} rep {i}", a) for m, rs in runs.items() for i, a in enumerate(rs)] +
-                           [(f"delete floor rep {i}", x[2]) for i, x in enumerate(floor)] +
-                           [(f"scan {k} rep {i}", a) for k, rs in scan_runs.items() for i, a in enumerate(rs)])
-        result = {
-            "benchmark": "dv",
-            "rows": rows, "files": files, "reps": reps, "warmups": warmups, "scan_reps": scan_reps,
-            "predicate": PREDICATE, "warmup_delete_seconds": warmup_secs,
-            "base_write_seconds": write_secs,
-            "delete": {"seconds": seconds, "median_seconds": med, "rows_deleted": deleted,
-                       "rows_expected": expected, "wrong_counts": wrong_counts,
-                       "ratio_cow_over_dv": delete_ratio, "commits": commits, "runs": runs,
-                       "median_task_cpu_s": {m: median_task_cpu(v) for m, v in runs.items()},
-                       "floor_find_rows": {"seconds": [x[0] for x in floor], "runs": [x[2] for x in floor],
-                                           "median_seconds": statistics.median(x[0] for x in floor),
-                                           "median_task_cpu_s": median_task_cpu([x[2] for x in floor])}},
-            "scan": {"seconds": scan_secs, "median_seconds": smed, "ratio_dv_over_clean": scan_ratio,
-                     "ratio_dv_over_cow": smed["dv"] / smed["cow"], "median_task_cpu_s": scpu,
-                     "answers": {k: [list(a) for a in v] for k, v in answers.items()}, "answers_agree": agree,
-                     "runs": scan_runs, "warmup_seconds": scan_warmup_secs},
-            "tables_after_delete": layout,
-            "busy_machine_runs": loaded,
-            "targets": {"delete_cow_over_dv": {"target": TARGET_DELETE, "value": delete_ratio,
-                                               "ok": delete_ratio >= TARGET_DELETE},
-                        "scan_dv_over_clean": {"target": TARGET_SCAN, "value": scan_ratio,
-                                               "ok": scan_ratio <= TARGET_SCAN}},
-            "total_seconds": time.perf_counter() - t0,
-        }
-        result["all_targets_met"] = all(t["ok"] for t in result["targets"].values()) and agree and not wrong_counts
-        return result, env
-
-
-def median_task_cpu(runs):
-    """The median of the runs' task CPU seconds (Spark's executorCpuTime), None when unknown."""
-    v = [a["task_cpu_s"] for a in runs if a.get("task_cpu_s") is not None]
-    return statistics.median(v) if v else None
+    loaded = busy_runs([(f"delete {m} rep {i}", a) for m, rs in runs.items() for i, a in enumerate(rs)] +
+                       [(f"delete floor rep {i}", x[2]) for i, x in enumerate(floor)] +
+                       [(f"scan {k} rep {i}", a) for k, rs in scan_runs.items() for i, a in enumerate(rs)])
+    result = {
+        "benchmark": "dv",
+        "rows": rows, "files": files, "reps": reps, "warmups": warmups, "scan_reps": scan_reps,
+        "predicate": PREDICATE, "warmup_delete_seconds": warmup_secs,
+        "base_write_seconds": write_secs,
+        "delete": {"seconds": seconds, "median_seconds": med, "rows_deleted": deleted,
+                   "rows_expected": expected, "wrong_counts": wrong_counts,
+                   "ratio_cow_over_dv": delete_ratio, "commits": commits, "runs": runs,
+                   "median_task_cpu_s": {m: median_task_cpu(v) for m, v in runs.items()},
+                   "floor_find_rows": {"seconds": [x[0] for x in floor], "runs": [x[2] for x in floor],
+                                       "median_seconds": statistics.median(x[0] for x in floor),
+                                       "median_task_cpu_s": median_task_cpu([x[2] for x in floor])}},
+        "scan": {"seconds": scan_secs, "median_seconds": smed, "ratio_dv_over_clean": scan_ratio,
+                 "ratio_dv_over_cow": smed["dv"] / smed["cow"], "median_task_cpu_s": scpu,
+                 "answers": {k: [list(a) for a in v] for k, v in answers.items()}, "answers_agree": agree,
+                 "runs": scan_runs, "warmup_seconds": scan_warmup_secs},
+        "tables_after_delete": layout,
+        "busy_machine_runs": loaded,
+        "targets": {"delete_cow_over_dv": {"target": TARGET_DELETE, "value": delete_ratio,
+                                           "ok": delete_ratio >= TARGET_DELETE},
+                    "scan_dv_over_clean": {"target": TARGET_SCAN, "value": scan_ratio,
+                                           "ok": scan_ratio <= TARGET_SCAN}},
+    }
+    result["all_targets_met"] = all(t["ok"] for t in result["targets"].values()) and agree and not wrong_counts
+    return result
 
 
 def _stage_summary(run, top=3):
@@ -283,18 +273,19 @@ def summary_rows(r):
     return rows + busy_rows("dv", r)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser():
+    """The dv benchmark's flags."""
+    ap = argparse.ArgumentParser(prog="python -m bench dv", description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--reps", type=int, default=5, help="timed DELETE repetitions of each mode")
     ap.add_argument("--warmups", type=int, default=3,
                     help="untimed DELETEs of each mode on full-size copies, and rounds of untimed scans, first")
     ap.add_argument("--scan-reps", type=int, default=9, help="full-scan repetitions of each table")
-    args = ap.parse_args(argv)
-    result, env = run_benchmark(args.rows, args.files, args.reps, args.scan_reps, args.warmups)
-    return finish(result, env, summary_rows)
+    return ap
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv):
+    """Runs the dv benchmark; writes results/dv.json and returns the result."""
+    a = parser().parse_args(argv)
+    return measure_and_save(lambda spark: bench_dv(spark, a.rows, a.files, a.reps, a.scan_reps, a.warmups), SCRATCH)
