@@ -242,7 +242,7 @@ def test_checkpoint_decodes_partition_values_as_readers_do(spark, tmp_path):
     finally:
         spark.conf.unset("spark.silt.checkpoint.failOnError")
     cp = pq.read_table(Path(path) / "_delta_log" / "00000000000000000000.checkpoint.parquet").to_pylist()
-    parsed = {a["add"]["partitionValues"]["p"]: a["add"]["partitionValues_parsed"]["p"] for a in cp if a["add"]}
+    parsed = {dict(a["add"]["partitionValues"])["p"]: a["add"]["partitionValues_parsed"]["p"] for a in cp if a["add"]}
     assert parsed == {"10": 10, "": None}
     fresh = spark.read.format("silt").load(path)
     assert sorted(r.id for r in fresh.where("p IS NULL").collect()) == [2]
