@@ -13,8 +13,9 @@ spark.databricks.delta.snapshotPartitions = 2 as there):
               'delta.enableDeletionVectors' = 'true' (the same rows, written by CTAS, untimed)
   update_dv   UPDATE SET price = price + 1 WHERE id % 1000 = 7 on the table with DVs
   delete_cow  the same DELETE on the table without DVs (copy-on-write)
-  merge       MERGE ... WHEN MATCHED UPDATE SET * WHEN NOT MATCHED INSERT * of 1% of the rows as
-              upserts: half existing ids (every 200th), half new ones; on the table without DVs
+  merge_dv    MERGE ... WHEN MATCHED UPDATE SET * WHEN NOT MATCHED INSERT * of 1% of the rows as
+              upserts: half existing ids (every 200th), half new ones; on the table with DVs
+  merge_cow   the same MERGE on the table without DVs (copy-on-write)
   optimize    OPTIMIZE (compaction) of a separate table of ROWS / 10 rows in SMALL_FILES (200) files
 Every DML and OPTIMIZE runs on a fresh real copy of its table (a folder copy, untimed), so each
 run does the same work on a path the JVM has never opened. Each repetition starts one process per

@@ -13,7 +13,7 @@ from bench.machine_load import Accounting
 from bench.write import MIXED_COLUMNS, write_frame
 
 # The timed operations, in the order they run.
-OPERATIONS = ("write", "scan", "point", "delete_dv", "update_dv", "delete_cow", "merge", "optimize")
+OPERATIONS = ("write", "scan", "point", "delete_dv", "update_dv", "delete_cow", "merge_dv", "merge_cow", "optimize")
 # The reference Delta Lake as the interop tests configure it (tests/interop/reference_delta.py):
 # Delta rebuilds a snapshot's state with a shuffle of 50 partitions by default, far too many on 2
 # cores, and every DML here opens a path it has never seen.
@@ -25,6 +25,11 @@ def totals(spark, fmt, path, where=None):
     df = spark.read.format(fmt).load(str(path))
     r = (df.where(where) if where else df).selectExpr("count(*) AS n", "sum(price) AS s").collect()[0]
     return [r["n"], str(r["s"])]
+
+
+# MERGE of the upserts (merge_source) into a table with or without deletion vectors.
+MERGE = ("MERGE INTO {t} t USING peers_src s ON t.id = s.id "
+         "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
 
 
 def merge_source(spark, rows):
@@ -61,8 +66,8 @@ def one_pass(spark, acct, fmt, folder, rows, files, small_files):
         "delete_dv": (base_dv, f"DELETE FROM {{t}} WHERE {PREDICATE}"),
         "update_dv": (base_dv, f"UPDATE {{t}} SET price = CAST(price + 1 AS DECIMAL(10,2)) WHERE {PREDICATE}"),
         "delete_cow": (base, f"DELETE FROM {{t}} WHERE {PREDICATE}"),
-        "merge": (base, "MERGE INTO {t} t USING peers_src s ON t.id = s.id "
-                        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
+        "merge_dv": (base_dv, MERGE),
+        "merge_cow": (base, MERGE),
         "optimize": (small, "OPTIMIZE {t}"),
     }
     for op, (source, sql) in statements.items():
