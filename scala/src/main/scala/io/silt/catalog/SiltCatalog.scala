@@ -95,7 +95,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       properties: util.Map[String, String]): StagedTable = {
     val props = properties.asScala.toMap
     if (!SiltCatalog.isSiltProvider(props)) {
-      throw new InvalidTableOperationException(s"${kind.operation(withQuery = false)} ${ident.name} with provider " +
+      throw new InvalidTableOperationException(s"${kind.mode.statement} ${ident.name} with provider " +
         s"${props.getOrElse(TableCatalog.PROP_PROVIDER, "(none)")} in the Silt catalog: only USING silt tables are " +
         "created or replaced atomically; drop the table first, then create it")
     }

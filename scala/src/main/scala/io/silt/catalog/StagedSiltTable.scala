@@ -15,7 +15,6 @@ import org.apache.spark.sql.types.StructType
 
 /** Which staged statement: CREATE TABLE AS SELECT, REPLACE TABLE [AS SELECT], or CREATE OR REPLACE. */
 sealed abstract class StagedKind(val mayExist: Boolean, val mustExist: Boolean, val mode: CreateMode) {
-  def operation(withQuery: Boolean): String = mode.statement + (if (withQuery) " AS SELECT" else "")
 }
 object StagedKind {
   case object Create extends StagedKind(mayExist = false, mustExist = false, CreateMode.Create)

@@ -78,15 +78,8 @@ final case class MergeCommand(
     assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
       .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
 
-  private def describe(a: MergeAction): Operation.MergeClause = {
-    val kind = a match {
-      case _: UpdateAction => "update"
-      case _: DeleteAction => "delete"
-      case _: InsertAction => "insert"
-      case other => other.getClass.getSimpleName
-    }
-    Operation.MergeClause(kind, a.condition.map(_.sql))
-  }
+  private def describe(a: MergeAction): Operation.MergeClause =
+    Operation.MergeClause(MergeCommand.change(a).toString.toLowerCase, a.condition.map(_.sql))
 }
 
 object MergeCommand {

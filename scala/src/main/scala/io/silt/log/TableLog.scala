@@ -40,10 +40,10 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
   def readCommit(version: Long): Seq[Action] = files.readCommit(version)
 
   /** The commits a snapshot can be built for (from commit 0 or the oldest checkpoint on), oldest first. */
-  def commits(): CommitRange = {
-    val l = listing()
+  def commits(): CommitRange = commitsOf(listing())
+
+  private def commitsOf(l: LogListing): CommitRange =
     new CommitRange(files, if (l.isEmpty) IndexedSeq.empty else l.commits.filter(_.version >= l.earliestVersion))
-  }
 
   /** Whether the path holds a table: the log's tail past the cached version suffices when there is one. */
   def exists: Boolean = cached.flatMap(probedTail).isDefined || {
@@ -81,14 +81,15 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
 
   /** The snapshot of the last commit made at or before `timestampMs`. */
   def snapshotAsOf(timestampMs: Long): Snapshot = {
-    val range = commits()
-    if (range.isEmpty && listing().isEmpty) throw notATable()
+    val l = listing()
+    if (l.isEmpty) throw notATable()
+    val range = commitsOf(l)
     val found = range.lastAtOrBefore(timestampMs).getOrElse {
       throw new VersionNotFoundException(s"cannot time travel $tablePath to timestamp " +
         s"${new java.sql.Timestamp(timestampMs)}: it is before the earliest available commit" +
         range.entries.headOption.map(c => s" (version ${c.version} at ${new java.sql.Timestamp(c.timestamp)})").getOrElse(""))
     }
-    snapshotAt(found.version)
+    build(l, found.version)
   }
 
   /**

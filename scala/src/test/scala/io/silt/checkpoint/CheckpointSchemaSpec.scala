@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import io.silt.log._
-import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
+import org.apache.spark.sql.types.StructType
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -35,7 +35,6 @@ class CheckpointSchemaSpec extends AnyFunSuite {
   private def schemaPaths(s: StructType, prefix: String = ""): Set[String] = s.fields.flatMap { f =>
     f.dataType match {
       case inner: StructType => schemaPaths(inner, prefix + f.name + ".")
-      case _: MapType | _: ArrayType => Set(prefix + f.name)
       case _ => Set(prefix + f.name)
     }
   }.toSet

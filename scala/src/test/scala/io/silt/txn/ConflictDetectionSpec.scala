@@ -13,6 +13,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
+  private val write = Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)
   private lazy val spark = SparkSession.builder().master("local[1]").config("spark.ui.enabled", "false")
     .config("spark.sql.shuffle.partitions", "1").getOrCreate()
 
@@ -35,7 +36,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val log = TableLog.forPath(spark, p.toString)
     val txn = OptimisticTransaction.start(spark, log)
     append(p, 1)
-    assert(txn.commit(Nil, Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)) == 2)
+    assert(txn.commit(Nil, write) == 2)
   }
 
   test("an append into a partition that was read is a conflict, and nothing is committed") {
@@ -77,7 +78,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val txn = OptimisticTransaction.start(spark, log)
     import spark.implicits._
     TableWriter.write(spark, p, Seq((1, 1, "x")).toDF("id", "day", "extra"), WriteOptions(SaveMode.Append, mergeSchema = true))
-    val e = intercept[ConcurrentModificationException](txn.commit(Nil, Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
+    val e = intercept[ConcurrentModificationException](txn.commit(Nil, write))
     assert(e.getMessage.contains("metadata"))
   }
 
@@ -105,11 +106,11 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val files = t1.filesInPartitionValues(replaced)
     assert(files.map(_.partitionValues) == Seq(Map("day" -> "1")))
     append(p, 2)
-    assert(t1.commit(files.map(_.remove(0L)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)) == 2)
+    assert(t1.commit(files.map(_.remove(0L)), write) == 2)
     val t2 = OptimisticTransaction.start(spark, log)
     val again = t2.filesInPartitionValues(Set(Map("DAY" -> "2")))
     append(p, 2)
-    val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
+    val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), write))
     assert(e.getMessage.contains("partitions this transaction replaces"))
     assert(log.latest().version == 3)
   }
@@ -119,9 +120,9 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val log = TableLog.forPath(spark, p.toString)
     val t1 = OptimisticTransaction.start(spark, log)
     val t2 = OptimisticTransaction.start(spark, log)
-    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None))
+    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), write)
     val e = intercept[ConcurrentModificationException](t2.commit(Seq(io.silt.log.SetTransaction("app", 2, None)),
-      Operation.Write("Append", Nil, None, dynamicPartitionOverwrite = false, Map.empty, None)))
+      write))
     assert(e.getMessage.contains("'app'"))
     assert(log.latest().transactions("app").version == 1)
   }
