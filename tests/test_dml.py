@@ -253,14 +253,43 @@ def test_merge_reads_only_target_files_the_on_condition_allows(spark, tmp_path, 
     assert sum(rows(spark, p).values()) == 605
 
 
-def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path):
+@pytest.mark.parametrize("dvs", [True, False])
+def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path, dvs):
+    # Copy-on-write used to write the target row once per source row: a silent duplicate.
     p = str(tmp_path / "t")
-    make_table(spark, p, dvs=True, rows=30, files_per_day=1)
+    make_table(spark, p, dvs=dvs, rows=30, files_per_day=1)
     spark.createDataFrame([(1, 1, "a"), (1, 1, "b")], "id long, day int, city string").createOrReplaceTempView("dup_src")
     before = rows(spark, p)
-    with pytest.raises(Exception, match="more than once"):
-        spark.sql(f"MERGE INTO silt.`{p}` t USING dup_src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
+    version = spark.sql(f"DESCRIBE HISTORY '{p}' LIMIT 1").first()["version"]
+    # As in Delta Lake, even when no WHEN MATCHED condition holds for either source row.
+    for sql in ("WHEN MATCHED THEN UPDATE SET *", "WHEN MATCHED AND s.city = 'b' THEN DELETE WHEN MATCHED THEN UPDATE SET *",
+                "WHEN MATCHED AND s.city = 'zz' THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
+                "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED BY SOURCE AND t.id = 2 THEN DELETE"):
+        with pytest.raises(Exception, match="matches 2 source rows of this MERGE"):
+            spark.sql(f"MERGE INTO silt.`{p}` t USING dup_src s ON t.id = s.id {sql}")
     assert rows(spark, p) == before
+    assert spark.sql(f"DESCRIBE HISTORY '{p}' LIMIT 1").first()["version"] == version
+
+
+@pytest.mark.parametrize("dvs", [True, False])
+def test_merge_source_rows_that_match_twice_are_allowed_for_inserts_and_an_unconditional_delete(spark, tmp_path, dvs):
+    # As in Delta Lake: when matches only decide what is inserted, or only delete, they are unambiguous.
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=dvs, rows=30, files_per_day=1)
+    spark.createDataFrame([(1, 1, "a"), (1, 1, "b"), (2, 2, "c"), (100, 1, "new")],
+                          "id long, day int, city string").createOrReplaceTempView("twice_src")
+    before = rows(spark, p)
+    m = spark.sql(f"MERGE INTO silt.`{p}` t USING twice_src s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *").first()
+    assert (m["num_updated_rows"], m["num_deleted_rows"], m["num_inserted_rows"]) == (0, 0, 1)
+    expected = before.copy()
+    expected[(100, 1, "new")] += 1
+    assert rows(spark, p) == expected
+    # NOT MATCHED BY SOURCE: id 1 is matched (twice), so that clause leaves it alone
+    spark.sql(f"MERGE INTO silt.`{p}` t USING twice_src s ON t.id = s.id WHEN MATCHED THEN DELETE "
+              "WHEN NOT MATCHED BY SOURCE AND t.id < 4 THEN DELETE")
+    assert sum(rows(spark, p).values()) == 26 and not any(r[0] in (0, 1, 2, 3, 100) for r in rows(spark, p))
+    m = last_metrics(spark, p)["operationMetrics"]
+    assert m["numDeletedRows"] == "5" and m["numSourceRows"] == "4"
 
 
 def test_merge_not_matched_by_source(spark, tmp_path):

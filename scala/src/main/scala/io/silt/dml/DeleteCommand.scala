@@ -1,5 +1,6 @@
 package io.silt.dml
 
+import io.silt.log.AddFile
 import io.silt.read.SiltFileIndex
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
@@ -34,12 +35,14 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
     val wholeFileSession = if (!useDvs) None
       else RowDeletion.wholeFileScan(spark, new SiltFileIndex(spark, t.snapshot, Some(candidates.toIndexedSeq)))
     val unsplit = wholeFileSession.isDefined
-    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), candidates, unsplit))
-    // With DVs only matching rows matter, so the condition can filter (and be pushed down).
-    val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChange.Delete))
-      else (scan, RowChanges.actionOf(Seq(cond -> RowChange.Delete), RowChange.Keep))
-    val changes = RowChanges.project(t.relation.output, t.relation.output, path, row, action, input)
-    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
+    def changesOver(files: Seq[AddFile]) = {
+      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), files, unsplit))
+      // With DVs only matching rows matter, so the condition can filter (and be pushed down).
+      val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChange.Delete))
+        else (scan, RowChanges.actionOf(Seq(cond -> RowChange.Delete), RowChange.Keep))
+      SparkInternals.dataFrame(spark, RowChanges.project(t.relation.output, t.relation.output, path, row, action, input))
+    }
+    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
       mayWriteRows = false, Operation.Delete(condition.map(_.sql), _), rowsByFile = unsplit)
     Seq(Row(metrics.deleted))
   }

@@ -1,17 +1,31 @@
 package io.silt.dml
 
+import io.silt.errors.InvalidTableOperationException
+import io.silt.log.AddFile
 import io.silt.txn.{Operation, OptimisticTransaction}
-import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.plans.{FullOuter, Inner, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftAnti, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.storage.StorageLevel
 
 /**
  * MERGE INTO target USING source ON condition WHEN MATCHED … WHEN NOT MATCHED … WHEN NOT
- * MATCHED BY SOURCE …: one join of target and source decides, per row, the first clause that
- * applies; changed and deleted target rows are marked (or their files rewritten), new and
- * updated rows written. A target row that several source rows would change is an error.
+ * MATCHED BY SOURCE …: per row, the first clause that applies decides its change; changed and
+ * deleted target rows are marked in deletion vectors (or their files rewritten), new and updated
+ * rows written.
+ *
+ * The source is read once (cached, each row numbered). An inner join of the target's candidate
+ * files with it gives the matches: which target rows change, the files they are in, and which
+ * source rows matched. As in Delta Lake, a target row that two source rows match is an error when
+ * there is a WHEN MATCHED clause (unless the only one is an unconditional DELETE), whether or not a
+ * clause's condition holds; it is found before anything is written. The
+ * new rows are the source rows that matched nothing. Only then are files written: with deletion
+ * vectors, the changed rows' new versions (from the matches) and the new rows; copy-on-write, the
+ * touched files alone, each target row joined only with the source row whose clause changes it, so
+ * no target row is written twice.
  */
 final case class MergeCommand(
     target: LogicalPlan,
@@ -22,71 +36,185 @@ final case class MergeCommand(
     notMatchedBySource: Seq[MergeAction])
     extends RowLevelCommand("MERGE", Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows"))
     with PredicateHelper {
-
-
+  import MergeCommand._
 
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
-    val tz = spark.sessionState.conf.sessionLocalTimeZone
     // A target row outside the ON condition's target-only conjuncts matches no source row, so
     // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
     val candidates = if (notMatchedBySource.nonEmpty) t.snapshot.files
       else t.candidateFiles(targetOnly(condition, t).reduceLeftOption(And))
     txn.readFiles(candidates)
-    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
-    val targetSide = Project(scan.output :+ Alias(Literal.TrueLiteral, "__silt_target_row")(), scan)
-    val sourceSide = Project(source.output :+ Alias(Literal.TrueLiteral, "__silt_source_row")(), source)
-    // Copy-on-write rewrites whole files, so it needs every target row, matched or not.
-    val allTargetRows = notMatchedBySource.nonEmpty || !DeletionVectors.enabled(t.snapshot)
-    val joinType = (allTargetRows, notMatched.nonEmpty) match {
-      case (true, true) => FullOuter
-      case (true, false) => LeftOuter
-      case (false, true) => RightOuter
-      case (false, false) => Inner
-    }
-    val join = Join(targetSide, sourceSide, joinType, Some(condition), JoinHint.NONE)
-    // Refer to the join's own output, whose outer sides are nullable.
-    def out(a: Attribute): Attribute = join.output.find(_.exprId == a.exprId).get
-    val hasTarget = IsNotNull(out(targetSide.output.last))
-    val hasSource = IsNotNull(out(sourceSide.output.last))
-    val columns = t.relation.output
+    val numbered = Project(source.output :+ Alias(MonotonicallyIncreasingID(), SourceIdColumn)(), source)
+    val src = SparkInternals.dataFrame(spark, numbered).persist(StorageLevel.MEMORY_AND_DISK)
+    try {
+      val sourceRows = src.count()
+      val run = new MergeRun(spark, t, src.queryExecution.analyzed)
+      val m = run.commit(txn, candidates, metrics => Operation.Merge(condition.sql, matched.map(describe),
+        notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
+          "numSourceRows" -> sourceRows,
+          "numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong,
+          "numTargetFilesAfterSkipping" -> candidates.size.toLong)))
+      Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
+    } finally src.unpersist()
+  }
 
-    val clauses: Seq[(Expression, MergeAction)] =
-      matched.map(a => And(And(hasTarget, hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
-        notMatched.map(a => And(Not(hasTarget), a.condition.getOrElse(Literal.TrueLiteral)) -> a) ++
-        notMatchedBySource.map(a => And(Not(hasSource), a.condition.getOrElse(Literal.TrueLiteral)) -> a)
-    val action = RowChanges.actionOf(clauses.map { case (c, a) => c -> MergeCommand.change(a) }, RowChange.Keep)
-    val values = columns.map { c =>
-      val cases = clauses.collect {
-        case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, out(c), tz)
-        case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, Literal(null, c.dataType), tz)
-      }
-      if (cases.isEmpty) out(c) else CaseWhen(cases, out(c))
+  /** One execution of the MERGE over the cached, numbered source `src`. */
+  private final class MergeRun(spark: SparkSession, t: DmlTarget, src: LogicalPlan) {
+    private val tz = spark.sessionState.conf.sessionLocalTimeZone
+    private val columns = t.relation.output
+    private val sourceId = src.output.last
+    private val useDvs = DeletionVectors.enabled(t.snapshot)
+    // Several source rows may match one target row when nothing but inserts follow from matches,
+    // or when the only thing a match does is delete the row.
+    private val duplicatesAllowed = matched match {
+      case Seq() => true
+      case Seq(d: DeleteAction) => d.condition.isEmpty
+      case _ => false
     }
-    val changes = RowChanges.project(values, columns, out(path), out(row), action, join)
-    val skipping = Map("numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong, "numTargetFilesAfterSkipping" -> candidates.size.toLong)
-    val m = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
-      mayWriteRows = true, metrics => Operation.Merge(condition.sql, matched.map(describe), notMatched.map(describe),
-        notMatchedBySource.map(describe), metrics ++ skipping))
-    Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
+
+    def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], operation: Map[String, Long] => Operation): RowLevelMetrics = {
+      val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
+      // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
+      val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,
+        RowChanges.ActionColumn, SourceIdColumn)).persist(StorageLevel.MEMORY_AND_DISK)
+      try {
+        val changedRows = matches.where(col(RowChanges.ActionColumn).isin(RowChange.Update.code, RowChange.Delete.code))
+        if (!duplicatesAllowed) refuseRowsMatchedTwice(matches)
+        val inserts = insertsOf(matches)
+        val counts = RowLevelWriter.countByKind(matches).copy(
+          inserted = if (notMatched.isEmpty) 0L else inserts.where(isAction(RowChange.Insert)).count())
+        if (notMatchedBySource.nonEmpty) {
+          // A target row with no match may change too: every candidate file is read again.
+          RowLevelWriter.commit(spark, txn, t.snapshot, candidates, files => withoutSource(files, matches).unionByName(inserts),
+            mayWriteRows = true, operation)
+        } else if (useDvs) {
+          val marked = changedRows.select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
+          val newRows = matches.where(isAction(RowChange.Update)).drop(SourceIdColumn).unionByName(inserts.where(isAction(RowChange.Insert)))
+          RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
+            if (duplicatesAllowed) marked.distinct() else marked, Some(newRows),
+            Some(if (duplicatesAllowed) counts.copy(deleted = marked.distinct().count()) else counts), operation)
+        } else {
+          val byPath = candidates.map(a => t.snapshot.filePath(a).toUri.toString -> a).toMap
+          val touched = changedRows.select(RowChanges.PathColumn).distinct().collect().map(r => byPath.getOrElse(r.getString(0),
+            throw new IllegalStateException(s"row from unknown file ${r.getString(0)}"))).toSeq
+          val rewritten = if (touched.isEmpty) Nil
+            else Seq(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate))))
+              .where(isAction(RowChange.Keep, RowChange.Update)))
+          val rows = (rewritten :+ inserts.where(isAction(RowChange.Insert))).reduce(_ unionByName _)
+          RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows,
+            if (duplicatesAllowed) counts.copy(deleted = changedRows.select(RowChanges.PathColumn, RowChanges.RowIndexColumn).distinct().count())
+            else counts, operation)
+        }
+      } finally matches.unpersist()
+    }
+
+    /** Target rows of `files` joined with source rows; the flags say which side a row has. */
+    private final class Joined(val plan: LogicalPlan, val path: Attribute, val row: Attribute,
+        val hasTarget: Expression, val hasSource: Expression, val noMatch: Expression) {
+      def out(a: Attribute): Attribute = plan.output.find(_.exprId == a.exprId).get
+    }
+
+    private def joined(files: Seq[AddFile], joinType: JoinType, on: Expression): Joined = {
+      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
+      joinedWith(scan, path, row, src, joinType, on)
+    }
+
+    private def joinedWith(targetRows: LogicalPlan, path: Attribute, row: Attribute, sourceRows: LogicalPlan,
+        joinType: JoinType, on: Expression): Joined = {
+      val targetSide = Project(targetRows.output :+ Alias(Literal.TrueLiteral, "__silt_target_row")(), targetRows)
+      val sourceSide = Project(sourceRows.output :+ Alias(Literal.TrueLiteral, "__silt_source_row")(), sourceRows)
+      val plan = Join(targetSide, sourceSide, joinType, Some(on), JoinHint.NONE)
+      // Refer to the join's own output, whose outer sides are nullable.
+      def flag(a: Attribute) = IsNotNull(plan.output.find(_.exprId == a.exprId).get)
+      new Joined(plan, path, row, flag(targetSide.output.last), flag(sourceSide.output.last), Not(flag(sourceSide.output.last)))
+    }
+
+    /** The row-change plan of a join: each row's first applicable clause, its new values. */
+    private def changes(j: Joined, extra: Seq[Attribute] = Nil): LogicalPlan = {
+      def when(a: MergeAction) = a.condition.getOrElse(Literal.TrueLiteral)
+      val clauses: Seq[(Expression, MergeAction)] =
+        matched.map(a => And(And(j.hasTarget, j.hasSource), when(a)) -> a) ++
+          notMatched.map(a => And(Not(j.hasTarget), when(a)) -> a) ++
+          notMatchedBySource.map(a => And(And(j.hasTarget, j.noMatch), when(a)) -> a)
+      val action = RowChanges.actionOf(clauses.map { case (c, a) => c -> change(a) }, RowChange.Keep)
+      val values = columns.map { c =>
+        val cases = clauses.collect {
+          case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, j.out(c))
+          case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, Literal(null, c.dataType))
+        }
+        if (cases.isEmpty) j.out(c) else CaseWhen(cases, j.out(c))
+      }
+      RowChanges.project(values, columns, j.out(j.path), j.out(j.row), action, j.plan, extra.map(j.out))
+    }
+
+    /** The source rows that match no target row, with the NOT MATCHED clauses applied. */
+    private def insertsOf(matches: DataFrame): DataFrame = {
+      val matchedIds = matches.select(col(SourceIdColumn).as("__silt_matched_source")).queryExecution.analyzed
+      val unmatched = Join(src, matchedIds, LeftAnti, Some(EqualTo(sourceId, matchedIds.output.head)), JoinHint.NONE)
+      // An empty target side: every row is a source row without a target row.
+      val (_, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, Nil))
+      val noTarget = LocalRelation(columns ++ Seq(path, row))
+      frame(changes(joinedWith(noTarget, path, row, unmatched, RightOuter, Literal.FalseLiteral)))
+    }
+
+    /**
+     * The target rows of `files`, each with the source row whose WHEN MATCHED clause changes it, or
+     * none; `noMatch` (for NOT MATCHED BY SOURCE) only when no source row matches it at all.
+     */
+    private def withoutSource(files: Seq[AddFile], matches: DataFrame): DataFrame = {
+      val j = joined(files, LeftOuter, And(condition, matchedPredicate))
+      val keys = Distinct(matches.select(col(RowChanges.PathColumn).as("__silt_matched_path"),
+        col(RowChanges.RowIndexColumn).as("__silt_matched_row")).queryExecution.analyzed)
+      val (mPath, mRow) = (keys.output(0), keys.output(1))
+      val flagged = Join(j.plan, keys, LeftOuter,
+        Some(And(EqualTo(Cast(j.out(j.path), mPath.dataType), mPath), EqualTo(j.out(j.row), mRow))), JoinHint.NONE)
+      val rows = frame(changes(new Joined(flagged, j.path, j.row, j.hasTarget, j.hasSource,
+        And(j.noMatch, IsNull(flagged.output.find(_.exprId == mPath.exprId).get)))))
+      // A row that several source rows delete comes once per source row.
+      if (matched.nonEmpty && duplicatesAllowed) rows.dropDuplicates(RowChanges.PathColumn, RowChanges.RowIndexColumn) else rows
+    }
+
+    /** Fails when a target row matches more than one source row. */
+    private def refuseRowsMatchedTwice(matches: DataFrame): Unit = {
+      val twice = matches.groupBy(RowChanges.PathColumn, RowChanges.RowIndexColumn).count()
+        .where(col("count") > 1).limit(1).collect()
+      twice.headOption.foreach { r =>
+        throw new InvalidTableOperationException(s"a row of ${r.getString(0)} (row ${r.getLong(1)}) matches ${r.getLong(2)} " +
+          "source rows of this MERGE, which cannot tell which one should change it. Make the source hold at most one row per target row " +
+          "(deduplicate it on the ON condition's keys), or narrow the ON condition.")
+      }
+    }
+
+    /** True for a target row that some WHEN MATCHED clause changes. */
+    private lazy val matchedPredicate: Expression =
+      if (matched.isEmpty) Literal.FalseLiteral
+      else matched.map(_.condition.getOrElse(Literal.TrueLiteral)).reduce(Or)
+
+    private def isAction(kinds: RowChange*) = col(RowChanges.ActionColumn).isin(kinds.map(_.code): _*)
+
+    private def frame(plan: LogicalPlan): DataFrame = SparkInternals.dataFrame(spark, plan)
+
+    private def valueFor(assignments: Seq[Assignment], column: Attribute, default: Expression): Expression =
+      assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
+        .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
   }
 
   /** The deterministic conjuncts of `condition` that read target columns only. */
   private def targetOnly(condition: Expression, t: DmlTarget): Seq[Expression] =
     splitConjunctivePredicates(condition).filter(c => c.deterministic && c.references.subsetOf(t.relation.outputSet))
 
-  private def valueFor(assignments: Seq[Assignment], column: Attribute, default: Expression, tz: String): Expression =
-    assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
-      .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
-
   private def describe(a: MergeAction): Operation.MergeClause =
-    Operation.MergeClause(MergeCommand.change(a).toString.toLowerCase, a.condition.map(_.sql))
+    Operation.MergeClause(change(a).toString.toLowerCase, a.condition.map(_.sql))
 }
 
 object MergeCommand {
+  /** The number each source row gets when the source is read (once) for a MERGE. */
+  val SourceIdColumn = "__silt_source_id"
+
   def change(a: MergeAction): RowChange = a match {
     case _: UpdateAction => RowChange.Update
     case _: DeleteAction => RowChange.Delete
     case _: InsertAction => RowChange.Insert
-    case other => throw new io.silt.errors.InvalidTableOperationException(s"MERGE action ${other.getClass.getSimpleName} is not supported")
+    case other => throw new InvalidTableOperationException(s"MERGE action ${other.getClass.getSimpleName} is not supported")
   }
 }

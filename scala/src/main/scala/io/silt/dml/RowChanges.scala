@@ -6,11 +6,6 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.types.StringType
 
-/**
- * The common shape of DELETE, UPDATE and MERGE: a plan whose rows are the table's columns (new
- * values where a row is updated or inserted), the data file and row index a target row came
- * from, and what happens to the row.
- */
 /** What happens to a row of a DELETE, UPDATE or MERGE (its `code` is the action column's value). */
 sealed abstract class RowChange(val code: Int)
 
@@ -28,6 +23,11 @@ object RowChange {
     throw new IllegalArgumentException(s"unknown row change $code"))
 }
 
+/**
+ * The common shape of DELETE, UPDATE and MERGE: a plan whose rows are the table's columns (new
+ * values where a row is updated or inserted), the data file and row index a target row came
+ * from, and what happens to the row.
+ */
 object RowChanges {
   val PathColumn = "__silt_file_path"
   val RowIndexColumn = "__silt_row_index"
@@ -56,11 +56,11 @@ object RowChanges {
     Alias(if (cases.isEmpty) Literal(default.code)
       else CaseWhen(cases.map { case (c, a) => (c, Literal(a.code)) }, Literal(default.code)), ActionColumn)()
 
-  /** The final projection: the table columns (values chosen per case), path, row index, action. */
+  /** The final projection: the table columns (values chosen per case), path, row index, action, `extra`. */
   def project(columns: Seq[Expression], tableOutput: Seq[Attribute], path: Expression, row: Expression,
-      action: Alias, child: LogicalPlan): Project = {
+      action: Alias, child: LogicalPlan, extra: Seq[NamedExpression] = Nil): Project = {
     val named = columns.zip(tableOutput).map { case (e, a) => Alias(e, a.name)() }
-    Project(named ++ Seq(Alias(Cast(path, StringType), PathColumn)(), Alias(row, RowIndexColumn)(), action), child)
+    Project(named ++ Seq(Alias(Cast(path, StringType), PathColumn)(), Alias(row, RowIndexColumn)(), action) ++ extra, child)
   }
 
   /** `value` cast to the column's type when it differs. */

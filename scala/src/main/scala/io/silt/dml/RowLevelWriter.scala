@@ -1,13 +1,11 @@
 package io.silt.dml
 
-import io.silt.errors.InvalidTableOperationException
 import io.silt.log.{Action, AddFile, ActionCodec, Snapshot}
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.write.DataFileWriter
-import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
 
 /** What a row-level command changed, for its result row and operationMetrics. */
@@ -22,42 +20,74 @@ final case class RowLevelMetrics(
     "numDeletionVectorsUpdated" -> dvsUpdated)
 }
 
+/** How many rows of each kind a command changes. */
+final case class RowCounts(updated: Long, deleted: Long, inserted: Long)
+
+object RowCounts {
+  def of(byKind: Map[RowChange, Long]): RowCounts = RowCounts(
+    byKind.getOrElse(RowChange.Update, 0L), byKind.getOrElse(RowChange.Delete, 0L), byKind.getOrElse(RowChange.Insert, 0L))
+}
+
 /**
- * Commits the changes of a DELETE, UPDATE or MERGE given as a [[RowChanges]] plan. With
- * deletion vectors on (`delta.enableDeletionVectors`), changed target rows are marked in DVs and
- * only new rows are written; otherwise every touched file is rewritten (copy-on-write).
+ * Commits the changes of a DELETE, UPDATE or MERGE. With deletion vectors on
+ * (`delta.enableDeletionVectors`), changed target rows are marked in DVs and only new rows are
+ * written; otherwise every touched file is rewritten (copy-on-write).
  */
 object RowLevelWriter {
+  private val action = col(RowChanges.ActionColumn)
+  private def actionIn(kinds: RowChange*): Column = action.isin(kinds.map(_.code): _*)
 
   /**
-   * `rowsByFile`: each task of `changes` holds all the changed rows of the files it holds (see
+   * Commits a [[RowChanges]] plan over the given files (`changesOver(files)`; a plan over fewer
+   * files must give the same rows for those files, and the same new rows).
+   *
+   * With deletion vectors the plan is evaluated once over all candidates (cached when it may write
+   * rows). Copy-on-write evaluates it twice and caches nothing: first only the columns that decide
+   * each row's change, to find the touched files and count the changes, then over the touched
+   * files alone to write them.
+   *
+   * `rowsByFile`: each task of the plan holds all the changed rows of the files it holds (see
    * [[RowDeletion]]); `operation`: the operation committed, given its metrics.
    */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, operation: Map[String, Long] => Operation,
+      changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: Map[String, Long] => Operation,
       rowsByFile: Boolean = false): RowLevelMetrics = {
-    val byPath = candidates.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
-    val tableColumns = snapshot.metadata.schema.fieldNames.toSeq
-    val action = col(RowChanges.ActionColumn)
-    val cached = if (mayWriteRows) changes.persist(StorageLevel.MEMORY_AND_DISK) else changes
-    try {
-      val counts = if (mayWriteRows) cached.groupBy(action).count().collect().map(r => RowChange.fromCode(r.getInt(0)) -> r.getLong(1)).toMap
-                   else Map.empty[RowChange, Long]
-      val (actions, metrics) = if (DeletionVectors.enabled(snapshot)) {
-        withDeletionVectors(spark, snapshot, byPath, cached, mayWriteRows, tableColumns, counts, rowsByFile)
-      } else copyOnWrite(spark, snapshot, byPath, cached, tableColumns, counts)
-      if (actions.nonEmpty) {
-        txn.commit(actions, operation(metrics.toMap))
-      }
-      metrics
-    } finally if (mayWriteRows) cached.unpersist()
+    if (DeletionVectors.enabled(snapshot)) {
+      val changes = changesOver(candidates)
+      val cached = if (mayWriteRows) changes.persist(StorageLevel.MEMORY_AND_DISK) else changes
+      try {
+        val counts = if (mayWriteRows) Some(countByKind(cached)) else None
+        val marked = cached.where(actionIn(RowChange.Update, RowChange.Delete))
+          .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
+        val newRows = if (mayWriteRows) Some(cached.where(actionIn(RowChange.Update, RowChange.Insert))) else None
+        commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, rowsByFile)
+      } finally if (mayWriteRows) cached.unpersist()
+    } else {
+      val perFile = changesOver(candidates).where(action =!= RowChange.Keep.code)
+        .groupBy(col(RowChanges.PathColumn), action).count().collect()
+      val counts = RowCounts.of(perFile.groupBy(r => RowChange.fromCode(r.getInt(1))).map { case (k, rs) => k -> rs.map(_.getLong(2)).sum })
+      val touchedPaths = perFile.filter(r => r.getInt(1) != RowChange.Insert.code).map(_.getString(0)).toSet
+      val byPath = pathsOf(snapshot, candidates)
+      val touched = touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
+      val rows = changesOver(touched).where(
+        (col(RowChanges.PathColumn).isNotNull && actionIn(RowChange.Keep, RowChange.Update)) || actionIn(RowChange.Insert))
+      commitCopyOnWrite(spark, txn, snapshot, touched, rows, counts, operation)
+    }
   }
 
-  private def withDeletionVectors(spark: SparkSession, snapshot: Snapshot, byPath: Map[String, AddFile],
-      changes: DataFrame, mayWriteRows: Boolean, columns: Seq[String], counts: Map[RowChange, Long], rowsByFile: Boolean) = {
-    val action = col(RowChanges.ActionColumn)
-    val marked = changes.where(action.isin(RowChange.Update.code, RowChange.Delete.code))
-      .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
+  /** Counts a row-change plan's rows by kind. */
+  def countByKind(changes: DataFrame): RowCounts =
+    RowCounts.of(changes.groupBy(action).count().collect().map(r => RowChange.fromCode(r.getInt(0)) -> r.getLong(1)).toMap)
+
+  /**
+   * Marks `marked` (file path, row index) in deletion vectors and writes `newRows` (the table's
+   * columns, and maybe others) to new files. `counts`: the rows updated, deleted and inserted, when
+   * known; else the deleted rows are those marked.
+   */
+  def commitWithDeletionVectors(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
+      marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
+      operation: Map[String, Long] => Operation, rowsByFile: Boolean = false): RowLevelMetrics = {
+    val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)
     val now = System.currentTimeMillis()
@@ -75,40 +105,40 @@ object RowLevelWriter {
         Seq(remove, add.copy(deletionVector = Some(d.dv), stats = add.stats.map(looseBounds), dataChange = true))
       }
     }
-    val written = if (mayWriteRows && (counts.getOrElse(RowChange.Update, 0L) + counts.getOrElse(RowChange.Insert, 0L)) > 0) {
-      DataFileWriter.write(spark, snapshot.tablePath,
-        changes.where(action.isin(RowChange.Update.code, RowChange.Insert.code)).select(columns.map(Identifiers.column): _*), snapshot.metadata)
-    } else Nil
-    val metrics = RowLevelMetrics(
-      updated = counts.getOrElse(RowChange.Update, 0L),
-      deleted = if (mayWriteRows) counts.getOrElse(RowChange.Delete, 0L) else deletions.map(_.newlyDeleted).sum,
-      inserted = counts.getOrElse(RowChange.Insert, 0L), copied = 0L,
-      filesAdded = written.size, filesRemoved = filesRemoved,
-      dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
-    (dvActions ++ written, metrics)
+    val toWrite = counts.exists(c => c.updated + c.inserted > 0)
+    val written = newRows.filter(_ => toWrite).map(rows => write(spark, snapshot, rows)).getOrElse(Nil)
+    val c = counts.getOrElse(RowCounts(0L, deletions.map(_.newlyDeleted).sum, 0L))
+    val metrics = RowLevelMetrics(c.updated, c.deleted, c.inserted, copied = 0L,
+      filesAdded = written.size, filesRemoved = filesRemoved, dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
+    commitIfChanged(txn, dvActions ++ written, metrics, operation)
   }
 
-  private def copyOnWrite(spark: SparkSession, snapshot: Snapshot, byPath: Map[String, AddFile],
-      changes: DataFrame, columns: Seq[String], counts: Map[RowChange, Long]) = {
-    val action = col(RowChanges.ActionColumn)
-    val touchedPaths = changes.where(action.isin(RowChange.Update.code, RowChange.Delete.code))
-      .select(RowChanges.PathColumn).distinct().collect().map(_.getString(0)).toSet
-    val touched = touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
-    val keep = changes.where(
-      (col(RowChanges.PathColumn).isin(touchedPaths.toSeq: _*) && action.isin(RowChange.Keep.code, RowChange.Update.code)) ||
-        action === lit(RowChange.Insert.code))
-    val written = if (touched.isEmpty && counts.getOrElse(RowChange.Insert, 0L) == 0L) Nil
-      else DataFileWriter.write(spark, snapshot.tablePath, keep.select(columns.map(Identifiers.column): _*), snapshot.metadata)
+  /**
+   * Replaces the `touched` files by new files holding `rows` (what stays of them, their rows' new
+   * versions and the inserted rows; the table's columns, and maybe others).
+   */
+  def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
+      rows: DataFrame, counts: RowCounts, operation: Map[String, Long] => Operation): RowLevelMetrics = {
+    val written = if (touched.isEmpty && counts.inserted == 0L) Nil else write(spark, snapshot, rows)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
-    val writtenRows = written.flatMap(_.numPhysicalRecords).sum
-    val copied = writtenRows - counts.getOrElse(RowChange.Update, 0L) - counts.getOrElse(RowChange.Insert, 0L)
+    val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
-    val touchedRows = touched.map(_.numLogicalRecords.getOrElse(0L)).sum
-    val deleted = if (counts.nonEmpty) counts.getOrElse(RowChange.Delete, 0L) else touchedRows - copied
-    val metrics = RowLevelMetrics(counts.getOrElse(RowChange.Update, 0L), deleted,
-      counts.getOrElse(RowChange.Insert, 0L), copied, written.size, touched.size, 0, 0, 0)
-    (touched.map(_.remove(now)) ++ written, metrics)
+    val metrics = RowLevelMetrics(counts.updated, counts.deleted, counts.inserted, copied, written.size, touched.size, 0, 0, 0)
+    commitIfChanged(txn, touched.map(_.remove(now)) ++ written, metrics, operation)
   }
+
+  private def commitIfChanged(txn: OptimisticTransaction, actions: Seq[Action], metrics: RowLevelMetrics,
+      operation: Map[String, Long] => Operation): RowLevelMetrics = {
+    if (actions.nonEmpty) txn.commit(actions, operation(metrics.toMap))
+    metrics
+  }
+
+  private def write(spark: SparkSession, snapshot: Snapshot, rows: DataFrame): Seq[AddFile] =
+    DataFileWriter.write(spark, snapshot.tablePath,
+      rows.select(snapshot.metadata.schema.fieldNames.toSeq.map(Identifiers.column): _*), snapshot.metadata)
+
+  private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =
+    files.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
 
   /** Statistics of a file with a DV: min/max become bounds, null counts upper bounds. */
   private def looseBounds(stats: String): String = {

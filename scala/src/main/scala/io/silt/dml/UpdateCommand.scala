@@ -1,9 +1,10 @@
 package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.log.AddFile
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, Filter, LogicalPlan}
 import org.apache.spark.sql.silt.SparkInternals
 
@@ -13,8 +14,6 @@ import org.apache.spark.sql.silt.SparkInternals
  */
 final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment], condition: Option[Expression])
     extends RowLevelCommand("UPDATE", Seq("num_affected_rows")) {
-
-
 
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     val tz = spark.sessionState.conf.sessionLocalTimeZone
@@ -26,16 +25,20 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)
     if (candidates.isEmpty) return Seq(Row(0L))
-    val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, candidates))
-    val changes = if (DeletionVectors.enabled(t.snapshot)) {
-      val input = condition.map(Filter(_, scan)).getOrElse(scan)
-      RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input)
-    } else {
-      val cond = condition.getOrElse(org.apache.spark.sql.catalyst.expressions.Literal.TrueLiteral)
-      val values = newValues.zip(columns).map { case (v, c) => if (v eq c) c else CaseWhen(Seq(cond -> v), c) }
-      RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChange.Update), RowChange.Keep), scan)
+    val useDvs = DeletionVectors.enabled(t.snapshot)
+    def changesOver(files: Seq[AddFile]) = {
+      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
+      val changes = if (useDvs) {
+        val input = condition.map(Filter(_, scan)).getOrElse(scan)
+        RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input)
+      } else {
+        val cond = condition.getOrElse(Literal.TrueLiteral)
+        val values = newValues.zip(columns).map { case (v, c) => if (v eq c) c else CaseWhen(Seq(cond -> v), c) }
+        RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChange.Update), RowChange.Keep), scan)
+      }
+      SparkInternals.dataFrame(spark, changes)
     }
-    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, SparkInternals.dataFrame(spark, changes),
+    val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
       mayWriteRows = true, Operation.Update(condition.map(_.sql), _))
     Seq(Row(metrics.updated))
   }
