@@ -24,6 +24,10 @@ engine, alternating which goes first; each process first runs every operation at
 the other benchmarks). After each operation its table's count(*) and sum(price) are read
 (untimed): both engines must agree. Reported per operation: every run's seconds, the medians and
 median Silt / median reference; target <= 0.5 for each operation but write (report only).
+Each process also times the floors (FLOORS): plain Spark doing the physical work of the full scan,
+of the copy-on-write DELETE (read every file, write all rows but the deleted ones) and of the
+copy-on-write MERGE (a left outer join of every file with the source, plus the new rows, written)
+on the table's Parquet files; reported: their median and each engine's median / floor.
 
     python -m bench peers [--rows N] [--reps R] [--files F] [--small-files F] [--warmups W]
 
@@ -35,7 +39,7 @@ import time
 
 from bench.common import ENGINES, SCRATCH_DIR, alternating, delta_package, measure_and_save, rm
 from bench.machine_load import busy_rows, busy_runs
-from bench.peers_engine import OPERATIONS, PREDICATE, REFERENCE_CONF
+from bench.peers_engine import FLOORS, OPERATIONS, PREDICATE, REFERENCE_CONF
 from bench.runner import call
 
 SCRATCH = SCRATCH_DIR / "peers"
@@ -79,6 +83,9 @@ def compare(args, outputs):
     targets = {op: {"target": TARGET_RATIO, "value": r, "ok": r <= TARGET_RATIO}
                for op, r in ratios.items() if op not in REPORT_ONLY}
     runs = {op: per(op, "run") for op in OPERATIONS}
+    # Each process times the floors too; their median over both engines' processes.
+    floor_seconds = {op: [o["floors"][op]["seconds"] for e in ENGINES for o in outputs[e]] for op in FLOORS}
+    floors = {op: statistics.median(v) for op, v in floor_seconds.items()}
     details = {op: {k: per(op, k) for k in ("dv_files", "parquet_files", "files_added", "files_removed")
                     if k in outputs["silt"][0]["ops"][op]} for op in OPERATIONS}
     return {
@@ -89,12 +96,16 @@ def compare(args, outputs):
                       "spark": outputs["delta"][0]["spark"]},
         "seconds": seconds, "median_seconds": medians, "ratio_silt_over_reference": ratios,
         "targets": targets, "report_only": list(REPORT_ONLY),
+        "floor_seconds": floor_seconds, "floor_median_seconds": floors,
+        "ratio_over_floor": {op: {e: medians[op][e] / f for e in ENGINES} for op, f in floors.items()},
         "answers": answers, "answers_agree": agree, "tables_after": {op: d for op, d in details.items() if d},
         "runs": runs,
         "warmup_seconds": {e: [o["warmup_seconds"] for o in outputs[e]] for e in ENGINES},
         "process_seconds": {e: [o["process_seconds"] for o in outputs[e]] for e in ENGINES},
         "busy_machine_runs": busy_runs([(f"{op} {e} rep {i}", a) for op, r in runs.items()
-                                        for e, v in r.items() for i, a in enumerate(v)]),
+                                        for e, v in r.items() for i, a in enumerate(v)] +
+                                       [(f"{op} floor in {e} rep {i}", o["floors"][op]["run"]) for op in FLOORS
+                                        for e in ENGINES for i, o in enumerate(outputs[e])]),
         "all_targets_met": all(t["ok"] for t in targets.values()) and all(agree.values()),
     }
 
@@ -123,6 +134,8 @@ def summary_rows(r):
         t = r["targets"].get(op)
         verdict = "report only" if t is None else ("ok" if t["ok"] else "ABOVE TARGET")
         target = "" if t is None else f" (target <= {t['target']})"
-        rows.append(("peers", f"  {op}: {m['silt']:.2f} s / {m['delta']:.2f} s{target}",
+        floor = r.get("floor_median_seconds", {}).get(op)
+        at_floor = "" if floor is None else f"; plain-Spark floor {floor:.2f} s"
+        rows.append(("peers", f"  {op}: {m['silt']:.2f} s / {m['delta']:.2f} s{target}{at_floor}",
                      f"{ratio:.2f} {verdict}" + ("" if r["answers_agree"][op] else " ANSWERS DIFFER")))
     return rows + busy_rows("peers", r)

@@ -5,7 +5,7 @@ bench/peers.py starts one such process per engine and repetition (bench/runner.p
 import shutil
 from pathlib import Path
 
-from pyspark.sql.functions import expr
+from pyspark.sql.functions import coalesce, col, expr
 
 from bench.common import bench_session, folder_stats, rm, say, timed
 from bench.dv import PREDICATE  # DELETE and UPDATE: 0.1% of the rows, in every file
@@ -23,7 +23,30 @@ REFERENCE_CONF = {"spark.databricks.delta.snapshotPartitions": "2"}
 def totals(spark, fmt, path, where=None):
     """count(*) and sum(price) (an exact decimal) of a table: what each engine must agree on."""
     df = spark.read.format(fmt).load(str(path))
-    r = (df.where(where) if where else df).selectExpr("count(*) AS n", "sum(price) AS s").collect()[0]
+    return totals_of(df.where(where) if where else df)
+
+
+# The floors: plain Spark doing the physical work of an operation on the same Parquet files (no
+# log, no statistics, no transaction). No engine can go much below them.
+FLOORS = ("scan", "delete_cow", "merge_cow")
+
+
+def floor_work(spark, op, base, out):
+    """Plain Spark doing what `op` does to the files of table `base`, its output under `out`."""
+    t = spark.read.parquet(str(base))
+    if op == "scan":
+        return totals_of(t)
+    if op == "delete_cow":
+        return t.where(f"NOT ({PREDICATE})").write.parquet(str(out))
+    s = spark.table("peers_src")
+    updated = t.join(s.select([s[c].alias(f"s_{c}") for c in s.columns]), t["id"] == col("s_id"), "left_outer") \
+        .select([coalesce(col(f"s_{c}"), t[c]).alias(c) if c != "id" else t[c] for c in t.columns])
+    inserted = s.join(t.select("id"), "id", "left_anti")
+    return updated.unionByName(inserted).write.parquet(str(out))
+
+
+def totals_of(df):
+    r = df.selectExpr("count(*) AS n", "sum(price) AS s").collect()[0]
     return [r["n"], str(r["s"])]
 
 
@@ -61,6 +84,11 @@ def one_pass(spark, acct, fmt, folder, rows, files, small_files):
     merge_source(spark, rows).createOrReplaceTempView("peers_src")
 
     record("scan", lambda: totals(spark, fmt, base))
+    floors = {}
+    for op in FLOORS:  # timed as the operations are, in this engine's JVM
+        secs, _, a = run(lambda: floor_work(spark, op, base, folder / f"floor-{op}"))
+        floors[op] = {"seconds": secs, "run": a}
+        rm(folder / f"floor-{op}")
     record("point", lambda: totals(spark, fmt, base, f"id = {rows // 2 + 17}"))
     statements = {
         "delete_dv": (base_dv, f"DELETE FROM {{t}} WHERE {PREDICATE}"),
@@ -79,7 +107,7 @@ def one_pass(spark, acct, fmt, folder, rows, files, small_files):
             m = (res[0].asDict(recursive=True).get("metrics") if res else None) or {}
             out[op].update(files_added=m.get("numFilesAdded"), files_removed=m.get("numFilesRemoved"))
         rm(path)
-    return out
+    return out, floors
 
 
 def run_engine(p):
@@ -89,8 +117,8 @@ def run_engine(p):
         acct = Accounting(spark)
         warm = []
         for w in range(p["warmups"]):
-            got = one_pass(spark, None, engine, scratch / f"warm-{w}", p["warmup_rows"], p["files"], p["small_files"])
+            got, _ = one_pass(spark, None, engine, scratch / f"warm-{w}", p["warmup_rows"], p["files"], p["small_files"])
             warm.append({op: v["seconds"] for op, v in got.items()})
-        out = one_pass(spark, acct, engine, scratch / "run", p["rows"], p["files"], p["small_files"])
+        out, floors = one_pass(spark, acct, engine, scratch / "run", p["rows"], p["files"], p["small_files"])
         say(f"  {engine:5s} rep {p['rep']}: " + ", ".join(f"{op} {v['seconds']:.2f}" for op, v in out.items()) + " s")
-        return {"engine": engine, "spark": spark.version, "ops": out, "warmup_seconds": warm}
+        return {"engine": engine, "spark": spark.version, "ops": out, "floors": floors, "warmup_seconds": warm}

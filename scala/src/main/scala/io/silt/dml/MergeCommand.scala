@@ -7,7 +7,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftAnti, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
-import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.functions.{col, count, lit, max}
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.storage.StorageLevel
 
@@ -78,32 +78,28 @@ final case class MergeCommand(
       val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,
         RowChanges.ActionColumn, SourceIdColumn)).persist(StorageLevel.MEMORY_AND_DISK)
       try {
-        val changedRows = matches.where(col(RowChanges.ActionColumn).isin(RowChange.Update.code, RowChange.Delete.code))
-        if (!duplicatesAllowed) refuseRowsMatchedTwice(matches)
+        val summary = MatchSummary.of(matches)
+        if (!duplicatesAllowed) summary.refuseRowsMatchedTwice()
         val inserts = insertsOf(matches)
-        val counts = RowLevelWriter.countByKind(matches).copy(
+        val counts = summary.counts.copy(
           inserted = if (notMatched.isEmpty) 0L else inserts.where(isAction(RowChange.Insert)).count())
         if (notMatchedBySource.nonEmpty) {
           // A target row with no match may change too: every candidate file is read again.
           RowLevelWriter.commit(spark, txn, t.snapshot, candidates, files => withoutSource(files, matches).unionByName(inserts),
             mayWriteRows = true, operation)
         } else if (useDvs) {
-          val marked = changedRows.select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
+          val marked = matches.where(isAction(RowChange.Update, RowChange.Delete)).select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
           val newRows = matches.where(isAction(RowChange.Update)).drop(SourceIdColumn).unionByName(inserts.where(isAction(RowChange.Insert)))
           RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
-            if (duplicatesAllowed) marked.distinct() else marked, Some(newRows),
-            Some(if (duplicatesAllowed) counts.copy(deleted = marked.distinct().count()) else counts), operation)
+            if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation)
         } else {
           val byPath = candidates.map(a => t.snapshot.filePath(a).toUri.toString -> a).toMap
-          val touched = changedRows.select(RowChanges.PathColumn).distinct().collect().map(r => byPath.getOrElse(r.getString(0),
-            throw new IllegalStateException(s"row from unknown file ${r.getString(0)}"))).toSeq
+          val touched = summary.touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
           val rewritten = if (touched.isEmpty) Nil
             else Seq(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate))))
               .where(isAction(RowChange.Keep, RowChange.Update)))
           val rows = (rewritten :+ inserts.where(isAction(RowChange.Insert))).reduce(_ unionByName _)
-          RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows,
-            if (duplicatesAllowed) counts.copy(deleted = changedRows.select(RowChanges.PathColumn, RowChanges.RowIndexColumn).distinct().count())
-            else counts, operation)
+          RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation)
         }
       } finally matches.unpersist()
     }
@@ -174,17 +170,6 @@ final case class MergeCommand(
       if (matched.nonEmpty && duplicatesAllowed) rows.dropDuplicates(RowChanges.PathColumn, RowChanges.RowIndexColumn) else rows
     }
 
-    /** Fails when a target row matches more than one source row. */
-    private def refuseRowsMatchedTwice(matches: DataFrame): Unit = {
-      val twice = matches.groupBy(RowChanges.PathColumn, RowChanges.RowIndexColumn).count()
-        .where(col("count") > 1).limit(1).collect()
-      twice.headOption.foreach { r =>
-        throw new InvalidTableOperationException(s"a row of ${r.getString(0)} (row ${r.getLong(1)}) matches ${r.getLong(2)} " +
-          "source rows of this MERGE, which cannot tell which one should change it. Make the source hold at most one row per target row " +
-          "(deduplicate it on the ON condition's keys), or narrow the ON condition.")
-      }
-    }
-
     /** True for a target row that some WHEN MATCHED clause changes. */
     private lazy val matchedPredicate: Expression =
       if (matched.isEmpty) Literal.FalseLiteral
@@ -205,6 +190,34 @@ final case class MergeCommand(
 
   private def describe(a: MergeAction): Operation.MergeClause =
     Operation.MergeClause(change(a).toString.toLowerCase, a.condition.map(_.sql))
+}
+
+/**
+ * What the matches of a MERGE come to, per file and change: the target rows (not the matches)
+ * each change applies to, and the most source rows any one of those rows matched.
+ */
+private final case class MatchSummary(perFile: Seq[(String, RowChange, Long, Long)]) {
+  def counts: RowCounts = RowCounts.of(perFile.groupBy(_._2).map { case (k, fs) => k -> fs.map(_._3).sum })
+  def touchedPaths: Set[String] = perFile.collect { case (p, RowChange.Update | RowChange.Delete, _, _) => p }.toSet
+  def rowsMatchedTwice: Boolean = perFile.exists(_._4 > 1)
+
+  /** Fails when a target row matches more than one source row. */
+  def refuseRowsMatchedTwice(): Unit = perFile.find(_._4 > 1).foreach { case (p, _, _, n) =>
+    throw new InvalidTableOperationException(s"a row of $p matches $n source rows of this MERGE, which cannot tell " +
+      "which one should change it. Make the source hold at most one row per target row (deduplicate it on the " +
+      "ON condition's keys), or narrow the ON condition.")
+  }
+}
+
+private object MatchSummary {
+  /** One job over the matches (file path, row index, change; one row per matching source row). */
+  def of(matches: DataFrame): MatchSummary = {
+    val path = col(RowChanges.PathColumn)
+    val perRow = matches.groupBy(path, col(RowChanges.RowIndexColumn))
+      .agg(max(col(RowChanges.ActionColumn)).as("change"), count(lit(1)).as("matches"))
+    MatchSummary(perRow.groupBy(path, col("change")).agg(count(lit(1)), max(col("matches"))).collect().toSeq
+      .map(r => (r.getString(0), RowChange.fromCode(r.getInt(1)), r.getLong(2), r.getLong(3))))
+  }
 }
 
 object MergeCommand {

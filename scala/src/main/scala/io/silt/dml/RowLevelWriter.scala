@@ -76,7 +76,7 @@ object RowLevelWriter {
   }
 
   /** Counts a row-change plan's rows by kind. */
-  def countByKind(changes: DataFrame): RowCounts =
+  private def countByKind(changes: DataFrame): RowCounts =
     RowCounts.of(changes.groupBy(action).count().collect().map(r => RowChange.fromCode(r.getInt(0)) -> r.getLong(1)).toMap)
 
   /**
