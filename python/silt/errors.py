@@ -44,6 +44,30 @@ class ConcurrentModificationException(SiltException):
     """A concurrent commit conflicted; nothing was committed."""
 
 
+class ConcurrentAppendException(ConcurrentModificationException):
+    """A concurrent commit added files that may hold rows this transaction read."""
+
+
+class ConcurrentDeleteReadException(ConcurrentModificationException):
+    """A concurrent commit removed a file this transaction read, or gave it a new deletion vector."""
+
+
+class ConcurrentDeleteDeleteException(ConcurrentModificationException):
+    """A concurrent commit removed a file this transaction removes too."""
+
+
+class MetadataChangedException(ConcurrentModificationException):
+    """A concurrent commit changed the table's metadata (schema, partitioning or properties)."""
+
+
+class ProtocolChangedException(ConcurrentModificationException):
+    """A concurrent commit changed the table's protocol."""
+
+
+class ConcurrentTransactionException(ConcurrentModificationException):
+    """A concurrent commit recorded the same application transaction (txnAppId)."""
+
+
 class InvalidTableOperationException(SiltException):
     """The operation is not valid for this table or these arguments."""
 
@@ -74,6 +98,12 @@ _BY_NAME = {
         VersionNotFoundException,
         SchemaMismatchException,
         ConcurrentModificationException,
+        ConcurrentAppendException,
+        ConcurrentDeleteReadException,
+        ConcurrentDeleteDeleteException,
+        MetadataChangedException,
+        ProtocolChangedException,
+        ConcurrentTransactionException,
         InvalidTableOperationException,
         CorruptDeletionVectorException,
         MissingDataFileException,

@@ -41,9 +41,12 @@ final case class MergeCommand(
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     // A target row outside the ON condition's target-only conjuncts matches no source row, so
     // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
-    val candidates = if (notMatchedBySource.nonEmpty) t.snapshot.files
-      else t.candidateFiles(targetOnly(condition, t).reduceLeftOption(And))
+    val readCondition = if (notMatchedBySource.nonEmpty) None else targetOnly(condition, t).reduceLeftOption(And)
+    val candidates = readCondition.map(c => t.candidateFiles(Some(c))).getOrElse(t.snapshot.files)
     txn.readFiles(candidates)
+    // Any target row the condition allows may match a source row (with no target-only condition,
+    // any row): a concurrent commit adding such rows, say the same new key, conflicts.
+    txn.readRows(readCondition)
     val numbered = Project(source.output :+ Alias(MonotonicallyIncreasingID(), SourceIdColumn)(), source)
     val src = SparkInternals.dataFrame(spark, numbered).persist(StorageLevel.MEMORY_AND_DISK)
     try {

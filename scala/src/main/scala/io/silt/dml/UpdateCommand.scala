@@ -24,6 +24,7 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     }
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)
+    txn.readRows(condition)
     if (candidates.isEmpty) return Seq(Row(0L))
     val useDvs = DeletionVectors.enabled(t.snapshot)
     def changesOver(files: Seq[AddFile]) = {

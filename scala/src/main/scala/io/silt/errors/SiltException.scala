@@ -33,8 +33,29 @@ class VersionNotFoundException(detail: String) extends SiltException(detail)
 /** The data written does not match the table's schema. */
 class SchemaMismatchException(detail: String) extends SiltException(detail)
 
-/** A concurrent commit changed what this transaction read; nothing was committed. */
+/**
+ * A concurrent commit changed what this transaction read; nothing was committed. The subclasses
+ * (Delta Lake's names) say which check failed.
+ */
 class ConcurrentModificationException(detail: String) extends SiltException(detail)
+
+/** A concurrent commit added files that may hold rows this transaction read (its condition, partitions or the whole table). */
+class ConcurrentAppendException(detail: String) extends ConcurrentModificationException(detail)
+
+/** A concurrent commit removed a file this transaction read, or gave it a new deletion vector. */
+class ConcurrentDeleteReadException(detail: String) extends ConcurrentModificationException(detail)
+
+/** A concurrent commit removed a file this transaction removes too. */
+class ConcurrentDeleteDeleteException(detail: String) extends ConcurrentModificationException(detail)
+
+/** A concurrent commit changed the table's metadata (schema, partitioning or properties). */
+class MetadataChangedException(detail: String) extends ConcurrentModificationException(detail)
+
+/** A concurrent commit changed the table's protocol. */
+class ProtocolChangedException(detail: String) extends ConcurrentModificationException(detail)
+
+/** A concurrent commit recorded the same application transaction (txnAppId) as this one. */
+class ConcurrentTransactionException(detail: String) extends ConcurrentModificationException(detail)
 
 /** An operation that is not valid on this table or with these arguments. */
 class InvalidTableOperationException(detail: String, cause: Throwable = null)

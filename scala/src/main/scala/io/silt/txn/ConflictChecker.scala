@@ -1,50 +1,72 @@
 package io.silt.txn
 
-import io.silt.errors.ConcurrentModificationException
+import io.silt.errors._
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
+import io.silt.stats.{DataSkipping, FileStats}
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, PredicateHelper}
 
 /**
  * Decides whether a transaction that read `readSnapshot` may still commit after the `winning`
- * commits landed. Blind appends only conflict with protocol and metadata changes.
+ * commits landed, by Delta Lake's checks in Delta Lake's order, each failing with its own
+ * exception: protocol changed, metadata changed, the same application transaction, files added
+ * that may hold rows the transaction read, files it read and since removed (or given a new
+ * deletion vector), files removed twice. Blind appends only conflict with protocol and metadata
+ * changes.
  */
 final class ConflictChecker(
     readSnapshot: Snapshot,
     readSet: ReadSet,
     ownRemoves: Set[String],
     ownTxnIds: Set[String],
-    timeZone: String) {
+    timeZone: String) extends PredicateHelper {
+  private lazy val tablePath = readSnapshot.tablePath
+  private lazy val partitionColumns = readSnapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
 
   def check(winningVersion: Long, winning: Seq[Action]): Unit = {
-    val tablePath = readSnapshot.tablePath
-    def fail(what: String) = throw new ConcurrentModificationException(
-      s"a concurrent commit (version $winningVersion) to ${readSnapshot.tablePath} $what; " +
-        s"this transaction read version ${readSnapshot.version} and committed nothing. Retry the operation.")
+    val operation = winning.collectFirst { case c: CommitInfo => Option(c.json.get("operation")).map(_.asText) }.flatten
+    def conflict[E <: ConcurrentModificationException](make: String => E, what: String): Nothing = throw make(
+      s"a concurrent ${operation.getOrElse("commit")} (version $winningVersion) of $tablePath $what; this transaction " +
+        s"read version ${readSnapshot.version} and committed nothing. Retry the operation.")
 
     winning.foreach {
-      case _: Protocol => fail("changed the table's protocol")
-      case _: Metadata => fail("changed the table's metadata (schema, partitioning or properties)")
+      case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
+      case _: Metadata => conflict(new MetadataChangedException(_), "changed the table's metadata (schema, partitioning or properties)")
       case t: SetTransaction if ownTxnIds.contains(t.appId) =>
-        fail(s"committed the same application transaction '${t.appId}'")
+        conflict(new ConcurrentTransactionException(_), s"committed the same application transaction '${t.appId}'")
       case _ =>
     }
+    val added = winning.collect { case a: AddFile if a.dataChange => a }
+    def appended(a: AddFile, read: String) = conflict(new ConcurrentAppendException(_),
+      s"added ${a.path}${partitionOf(a)}, which may hold rows this transaction read ($read)")
+    if (readSet.wholeTable) added.headOption.foreach(appended(_, "the whole table"))
+    added.find(a => readSet.partitionValues(ReadSet.partitionKey(a.partitionValues)))
+      .foreach(appended(_, "partitions it replaces"))
+    if (readSet.partitionPredicates.nonEmpty) {
+      val matches = PartitionPredicates.matcher(readSet.partitionPredicates, readSnapshot.metadata.partitionSchema, timeZone)
+      added.find(matches).foreach(appended(_, "partitions where " + readSet.partitionPredicates.map(unqualified).mkString(" AND ")))
+    }
+    for ((p, mayHoldRows) <- rowMatchers; a <- added.find(mayHoldRows)) appended(a, s"rows where ${unqualified(p)}")
     val removed = winning.collect { case r: RemoveFile => TablePaths.canonical(tablePath, r.path) }.toSet
-    val removedOurs = removed.intersect(ownRemoves)
-    if (removedOurs.nonEmpty) fail(s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
     val removedRead = if (readSet.wholeTable) removed else removed.intersect(readSet.files)
-    if (removedRead.nonEmpty) fail(s"removed files this transaction read: ${removedRead.take(3).mkString(", ")}")
-    if (readSet.partitionValues.nonEmpty) {
-      val added = winning.collect { case a: AddFile if a.dataChange && readSet.partitionValues(ReadSet.partitionKey(a.partitionValues)) => a.path }
-      if (added.nonEmpty) fail(s"added files in partitions this transaction replaces: ${added.take(3).mkString(", ")}")
-    }
-    if (readSet.partitionPredicates.nonEmpty && readSet.wholeTable == false) {
-      val matches = PartitionPredicates.matcher(readSet.partitionPredicates,
-        readSnapshot.metadata.partitionSchema, timeZone)
-      val added = winning.collect { case a: AddFile if a.dataChange && matches(a) => a.path }
-      if (added.nonEmpty) fail(s"added files in partitions this transaction read: ${added.take(3).mkString(", ")}")
-    } else if (readSet.wholeTable) {
-      val added = winning.collect { case a: AddFile if a.dataChange => a.path }
-      if (added.nonEmpty) fail(s"added files to the table this transaction read: ${added.take(3).mkString(", ")}")
-    }
+    if (removedRead.nonEmpty) conflict(new ConcurrentDeleteReadException(_),
+      s"removed (or gave a new deletion vector to) files this transaction read: ${removedRead.take(3).mkString(", ")}")
+    val removedOurs = removed.intersect(ownRemoves)
+    if (removedOurs.nonEmpty) conflict(new ConcurrentDeleteDeleteException(_),
+      s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
   }
+
+  /** Each read condition, with whether a file may hold rows matching it (from its partition values and statistics). */
+  private lazy val rowMatchers: Seq[(Expression, AddFile => Boolean)] = readSet.predicates.map { condition =>
+    val (onPartitions, onData) = splitConjunctivePredicates(condition)
+      .partition(_.references.forall(a => partitionColumns.contains(a.name.toLowerCase)))
+    val inPartitions = PartitionPredicates.matcher(onPartitions, readSnapshot.metadata.partitionSchema, timeZone)
+    condition -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, FileStats.parse(file.stats)))
+  }
+
+  /** A condition as SQL, its columns without the table's name. */
+  private def unqualified(e: Expression): String = e.transform { case a: AttributeReference => a.withQualifier(Nil) }.sql
+
+  private def partitionOf(a: AddFile): String =
+    if (a.partitionValues.isEmpty) "" else a.partitionValues.map { case (k, v) => s"$k=$v" }.mkString(" (partition ", ", ", ")")
 }

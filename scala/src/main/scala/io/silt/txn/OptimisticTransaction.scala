@@ -7,7 +7,7 @@ import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationExc
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 
 /**
  * One optimistic transaction: reads a snapshot, records what it read, and commits the next
@@ -59,6 +59,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   /** Commits `t` with whatever actions the operation commits (an idempotent write's `txn` action). */
   def recordAppTransaction(t: SetTransaction): Unit = appTransaction = Some(t)
 
+  /**
+   * Records that the rows matching `condition` were read (None: every row of the table): a
+   * concurrent commit adding a file that may hold such a row (by its partition values and
+   * statistics) is a conflict.
+   */
+  def readRows(condition: Option[Expression]): Unit =
+    readSet = readSet.copy(predicates = readSet.predicates :+ condition.getOrElse(Literal.TrueLiteral))
+
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
   def readFiles(files: Seq[AddFile]): Unit =
     readSet = readSet.copy(files = readSet.files ++ files.map(a => TablePaths.canonical(log.tablePath, a.path)))
@@ -77,6 +85,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
     val body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
     val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, timeZone)
+    CommitPause.beforeCommit(log.tablePath)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     var version = readVersion + 1
     var attempt = 1

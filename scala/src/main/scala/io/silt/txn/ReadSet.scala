@@ -4,18 +4,20 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 
 /**
  * What a transaction read, so that conflict detection can tell whether a concurrent commit
- * would have changed it. `partitionPredicates` select the partitions read; an empty read set is
- * a blind append. `partitionValues`: whole partitions read by their exact values (a dynamic
- * partition overwrite), keys lower-cased.
+ * would have changed it. `partitionPredicates` select the partitions read; `predicates` the rows
+ * read (each the condition of one read, on partition and data columns: a concurrent file that may
+ * hold a matching row conflicts); an empty read set is a blind append. `partitionValues`: whole
+ * partitions read by their exact values (a dynamic partition overwrite), keys lower-cased.
  */
 final case class ReadSet(
     wholeTable: Boolean = false,
     partitionPredicates: Seq[Expression] = Nil,
     files: Set[String] = Set.empty,
-    partitionValues: Set[Map[String, String]] = Set.empty) {
+    partitionValues: Set[Map[String, String]] = Set.empty,
+    predicates: Seq[Expression] = Nil) {
 
-  def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty
-
+  def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty &&
+    predicates.isEmpty
 }
 
 object ReadSet {

@@ -2,12 +2,12 @@ package io.silt.txn
 
 import java.nio.file.Files
 
-import io.silt.errors.ConcurrentModificationException
+import io.silt.errors.{ConcurrentAppendException, ConcurrentModificationException}
 import io.silt.log.TableLog
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{SaveMode, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, EqualTo, Literal}
+import org.apache.spark.sql.catalyst.expressions.{And, AttributeReference, EqualTo, LessThan, Literal}
 import org.apache.spark.sql.types.IntegerType
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
@@ -46,9 +46,30 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val read = txn.filesInPartitions(Seq(EqualTo(day, Literal(1))))
     assert(read.size == 1)
     append(p, 1)
-    val e = intercept[ConcurrentModificationException](txn.commit(read.map(_.remove(0L)), Operation.Delete(None, Map.empty)))
-    assert(e.getMessage.contains("partitions this transaction read"))
+    val e = intercept[ConcurrentAppendException](txn.commit(read.map(_.remove(0L)), Operation.Delete(None, Map.empty)))
+    assert(e.getMessage.contains("(partition day=1), which may hold rows this transaction read (partitions where (day = 1))"))
+    assert(e.getMessage.contains("a concurrent WRITE (version 1)"))
     assert(log.latest().version == 1)
+  }
+
+  test("a read condition on data columns conflicts only with added files whose statistics may match it") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    val id = AttributeReference("id", IntegerType)()
+    val below5 = OptimisticTransaction.start(spark, log)
+    below5.readRows(Some(LessThan(id, Literal(5))))
+    append(p, 1) // id 9
+    assert(below5.commit(Nil, Operation.Delete(None, Map.empty)) == 2)
+    val below10 = OptimisticTransaction.start(spark, log)
+    below10.readRows(Some(And(LessThan(id, Literal(10)), EqualTo(day, Literal(2)))))
+    append(p, 1) // another partition
+    assert(below10.commit(Nil, Operation.Delete(None, Map.empty)) == 4)
+    val everything = OptimisticTransaction.start(spark, log)
+    everything.readRows(Some(LessThan(id, Literal(10))))
+    append(p, 2)
+    val e = intercept[ConcurrentAppendException](everything.commit(Nil, Operation.Delete(None, Map.empty)))
+    assert(e.getMessage.contains("rows where (id < 10)"))
+    assert(log.latest().version == 5)
   }
 
   test("an append into another partition does not conflict") {
@@ -111,7 +132,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val again = t2.filesInPartitionValues(Set(Map("DAY" -> "2")))
     append(p, 2)
     val e = intercept[ConcurrentModificationException](t2.commit(again.map(_.remove(0L)), write))
-    assert(e.getMessage.contains("partitions this transaction replaces"))
+    assert(e.getMessage.contains("partitions it replaces"))
     assert(log.latest().version == 3)
   }
 
