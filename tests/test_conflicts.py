@@ -43,10 +43,10 @@ def ids(spark, path):
     return Counter(r["id"] for r in spark.read.format("silt").load(path).collect())
 
 
-def keyed_table(spark, path, dvs, partitioned=False):
+def keyed_table(spark, path, dvs, partitioned=False, level="Serializable"):
     parts = "PARTITIONED BY (day)" if partitioned else ""
     spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, day INT, v STRING) USING silt {parts} "
-              f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{str(dvs).lower()}')")
+              f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{str(dvs).lower()}', 'delta.isolationLevel' = '{level}')")
     (spark.range(0, 1000, numPartitions=2).select("id", (F.col("id") % 3).cast("int").alias("day"), F.lit("old").alias("v"))
      .write.format("silt").mode("append").save(path))
 
@@ -55,10 +55,14 @@ def append(spark, path, rows):
     spark.createDataFrame(rows, "id long, day int, v string").write.format("silt").mode("append").save(path)
 
 
-@pytest.mark.parametrize("dvs", [True, False])
-def test_two_upserts_of_the_same_new_key_never_both_commit(spark, tmp_path, dvs):
+def history(spark, path):
+    return [(r["operation"], r["isolationLevel"]) for r in spark.sql(f"DESCRIBE HISTORY '{path}'").collect()]
+
+
+@pytest.mark.parametrize("dvs,level", [(True, "Serializable"), (False, "Serializable"), (True, "WriteSerializable")])
+def test_two_upserts_of_the_same_new_key_never_both_commit(spark, tmp_path, dvs, level):
     p = str(tmp_path / "t")
-    keyed_table(spark, p, dvs)
+    keyed_table(spark, p, dvs, level=level)
     upsert = (f"MERGE INTO silt.`{p}` t USING (SELECT 5000L AS id, 1 AS day, 'x' AS v) s ON t.id = s.id "
               "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
     error = concurrently(spark, p, lambda: spark.sql(upsert).collect(), lambda: spark.sql(upsert).collect())
@@ -123,3 +127,39 @@ def test_update_conflicts_with_a_concurrent_update_of_the_same_rows(spark, tmp_p
     assert isinstance(error, silt.ConcurrentAppendException), error
     assert "a concurrent UPDATE (version 2)" in str(error) and "rows where (id < 10L)" in str(error)
     assert {r["v"] for r in spark.read.format("silt").load(p).where("id < 10").collect()} == {"second"}
+
+
+def test_under_write_serializable_a_blind_append_never_conflicts(spark, tmp_path):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=True, partitioned=True, level="WriteSerializable")
+    delete = lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE day = 1 AND id < 100").collect()
+    # the same append that makes the DELETE fail under Serializable (test above)
+    assert concurrently(spark, p, delete, lambda: append(spark, p, [(13, 1, "new")])) is None
+    got = ids(spark, p)
+    assert got[13] == 1 and got[10] == 0  # the appended row stays: it was not there when the DELETE read
+    assert history(spark, p)[0] == ("DELETE", "WriteSerializable")
+    # a write that is not a blind append (an UPDATE adds rows it read) still conflicts
+    error = concurrently(spark, p, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE day = 1 AND id < 200").collect(),
+                         lambda: spark.sql(f"UPDATE silt.`{p}` SET v = 'u' WHERE day = 1 AND id = 103").collect())
+    assert isinstance(error, silt.ConcurrentAppendException), error
+
+
+def test_commits_that_change_no_data_run_at_snapshot_isolation(spark, tmp_path):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=False)
+    append(spark, p, [(2000, 1, "a")])
+    spark.sql(f"OPTIMIZE '{p}'").collect()
+    assert history(spark, p)[:3] == [("OPTIMIZE", "SnapshotIsolation"), ("WRITE", "Serializable"), ("WRITE", "Serializable")]
+
+
+def test_an_isolation_level_delta_does_not_define_is_refused(spark, tmp_path):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=False)
+    for value in ("Snapshot", "SnapshotIsolation"):
+        with pytest.raises(silt.InvalidTableOperationException, match="delta.isolationLevel must be Serializable or WriteSerializable"):
+            silt.errors.reraise(lambda: spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('delta.isolationLevel' = '{value}')"))
+    spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('Delta.IsolationLevel' = 'writeserializable')")
+    assert history(spark, p)[0] == ("SET TBLPROPERTIES", "WriteSerializable")  # as Delta: the level of the new metadata
+    assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"] == {"Delta.IsolationLevel": "writeserializable", "delta.enableDeletionVectors": "false"}
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 1")
+    assert history(spark, p)[0] == ("DELETE", "WriteSerializable")

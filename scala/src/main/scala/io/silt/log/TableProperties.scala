@@ -23,6 +23,19 @@ object ColumnMappingMode {
   val all: Seq[ColumnMappingMode] = Seq(None, Name, Id)
 }
 
+/** How a commit is checked against concurrent commits; Delta Lake's levels and names (`delta.isolationLevel`). */
+sealed abstract class IsolationLevel(val name: String)
+object IsolationLevel {
+  /** A concurrent commit adding files that may hold rows the transaction read conflicts, a blind append too. */
+  case object Serializable extends IsolationLevel("Serializable")
+  /** As Serializable, except that a concurrent blind append never conflicts. */
+  case object WriteSerializable extends IsolationLevel("WriteSerializable")
+  /** Only files the transaction read being removed conflict: for commits that change no data (OPTIMIZE, REORG). */
+  case object SnapshotIsolation extends IsolationLevel("SnapshotIsolation")
+  /** The levels a table may ask for. */
+  val tableLevels: Seq[IsolationLevel] = Seq(Serializable, WriteSerializable)
+}
+
 object TableProperties {
   val EnableDeletionVectors = "delta.enableDeletionVectors"
   val CheckpointIntervalKey = "delta.checkpointInterval"
@@ -34,6 +47,7 @@ object TableProperties {
   val DataSkippingStatsColumns = "delta.dataSkippingStatsColumns"
   val WriteStatsAsStruct = "delta.checkpoint.writeStatsAsStruct"
   val AppendOnly = "delta.appendOnly"
+  val IsolationLevelKey = "delta.isolationLevel"
   val ConstraintPrefix = "delta.constraints."
   // Read (to refuse or describe tables that use them), never set by Silt.
   val ColumnMappingModeKey = "delta.columnMapping.mode"
@@ -42,7 +56,7 @@ object TableProperties {
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly)
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -75,6 +89,16 @@ final case class TableProperties(configuration: Map[String, String]) {
     values.find(name(_).equalsIgnoreCase(v)).getOrElse(throw new InvalidTableOperationException(
       s"$key must be ${values.map(name).mkString(" or ")}, not '$v'"))
   }.getOrElse(default)
+
+  /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
+  def validate(): Unit = {
+    Seq[Any](deletionVectorsEnabled, appendOnly, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
+      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs)
+    ()
+  }
+
+  def isolationLevel: IsolationLevel = oneOf(IsolationLevelKey, IsolationLevel.tableLevels, (l: IsolationLevel) => l.name,
+    IsolationLevel.Serializable)
 
   def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
   def appendOnly: Boolean = flag(AppendOnly, default = false)

@@ -12,13 +12,15 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
  * exception: protocol changed, metadata changed, the same application transaction, files added
  * that may hold rows the transaction read, files it read and since removed (or given a new
  * deletion vector), files removed twice. Blind appends only conflict with protocol and metadata
- * changes.
+ * changes. Which added files count depends on the isolation `level`: under Serializable all that
+ * change data, under WriteSerializable none of a blind append's, under SnapshotIsolation none.
  */
 final class ConflictChecker(
     readSnapshot: Snapshot,
     readSet: ReadSet,
     ownRemoves: Set[String],
     ownTxnIds: Set[String],
+    level: IsolationLevel,
     timeZone: String) extends PredicateHelper {
   private lazy val tablePath = readSnapshot.tablePath
   private lazy val partitionColumns = readSnapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
@@ -36,7 +38,12 @@ final class ConflictChecker(
         conflict(new ConcurrentTransactionException(_), s"committed the same application transaction '${t.appId}'")
       case _ =>
     }
-    val added = winning.collect { case a: AddFile if a.dataChange => a }
+    val winnerBlindAppend = winning.collectFirst { case c: CommitInfo => c.isBlindAppend }.flatten.getOrElse(false)
+    val added = level match {
+      case IsolationLevel.SnapshotIsolation => Nil
+      case IsolationLevel.WriteSerializable if winnerBlindAppend => Nil
+      case _ => winning.collect { case a: AddFile if a.dataChange => a }
+    }
     def appended(a: AddFile, read: String) = conflict(new ConcurrentAppendException(_),
       s"added ${a.path}${partitionOf(a)}, which may hold rows this transaction read ($read)")
     if (readSet.wholeTable) added.headOption.foreach(appended(_, "the whole table"))

@@ -31,7 +31,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   def protocol: Protocol = newProtocol.orElse(readSnapshot.map(_.protocol)).getOrElse(
     throw new IllegalStateException(s"table ${log.tablePath} has no protocol yet"))
 
-  def updateMetadata(m: Metadata): Unit = newMetadata = Some(m)
+  def updateMetadata(m: Metadata): Unit = {
+    TableProperties(m.configuration).validate()
+    newMetadata = Some(m)
+  }
   def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
   /** Whether this transaction changes the table's metadata or protocol. */
   def metadataChanged: Boolean = newMetadata.isDefined || newProtocol.isDefined
@@ -84,13 +87,20 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       case _ => true
     }
     val body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
-    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, timeZone)
+    // A commit that changes no data (OPTIMIZE, REORG) only needs what it read to still be there.
+    val changesData = metadataChanged || actions.exists {
+      case a: AddFile => a.dataChange
+      case r: RemoveFile => r.dataChange
+      case _ => false
+    }
+    val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
+    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, level, timeZone)
     CommitPause.beforeCommit(log.tablePath)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     var version = readVersion + 1
     var attempt = 1
     while (true) {
-      val info = CommitInfo(commitInfoJson(op, isBlindAppend))
+      val info = CommitInfo(commitInfoJson(op, isBlindAppend, level))
       val lines = (info +: body).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
@@ -121,14 +131,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
   }
 
-  private def commitInfoJson(op: Operation, isBlindAppend: Boolean) = {
+  private def commitInfoJson(op: Operation, isBlindAppend: Boolean, level: IsolationLevel) = {
     val o = ActionCodec.mapper.createObjectNode()
     o.put("timestamp", System.currentTimeMillis())
     o.put("operation", op.name)
     val params = o.putObject("operationParameters")
     op.parameters.toSeq.sortBy(_._1).foreach { case (k, v) => params.put(k, v) }
     if (readVersion >= 0) o.put("readVersion", readVersion)
-    o.put("isolationLevel", "Serializable")
+    o.put("isolationLevel", level.name)
     o.put("isBlindAppend", isBlindAppend)
     val metrics = o.putObject("operationMetrics")
     op.metrics.toSeq.sortBy(_._1).foreach { case (k, v) => metrics.put(k, v.toString) }

@@ -164,7 +164,9 @@ object TableWriter {
         s"ALTER TABLE … DROP CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)}")
     }
     val current = txn.metadata
-    val m = current.copy(configuration = current.configuration -- unset ++ set)
+    // Keys match case-insensitively: a key set or unset in another case replaces the one there.
+    val replaced = (k: String) => set.keys.exists(_.equalsIgnoreCase(k)) || unset.exists(_.equalsIgnoreCase(k))
+    val m = current.copy(configuration = current.configuration.filterNot { case (k, _) => replaced(k) } ++ set)
     txn.updateMetadata(m)
     upgradeProtocol(txn, m)
     val op = if (set.nonEmpty) Operation.SetProperties(set) else Operation.UnsetProperties(unset)

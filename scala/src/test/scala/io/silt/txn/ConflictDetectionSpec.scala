@@ -56,18 +56,23 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val p = newTable()
     val log = TableLog.forPath(spark, p.toString)
     val id = AttributeReference("id", IntegerType)()
+    // Each transaction removes one file (so it changes data and runs at Serializable).
+    def removeFileOf(txn: OptimisticTransaction, day: Int, id: Int) = {
+      val f = txn.readSnapshot.get.files.find(f => f.partitionValues("day") == day.toString && f.stats.exists(_.contains(s""""minValues":{"id":$id}"""))).get
+      txn.commit(Seq(f.remove(0L)), Operation.Delete(None, Map.empty))
+    }
     val below5 = OptimisticTransaction.start(spark, log)
     below5.readRows(Some(LessThan(id, Literal(5))))
-    append(p, 1) // id 9
-    assert(below5.commit(Nil, Operation.Delete(None, Map.empty)) == 2)
+    append(p, 1) // id 9: its statistics say no row is below 5
+    assert(removeFileOf(below5, 1, 1) == 2)
     val below10 = OptimisticTransaction.start(spark, log)
     below10.readRows(Some(And(LessThan(id, Literal(10)), EqualTo(day, Literal(2)))))
     append(p, 1) // another partition
-    assert(below10.commit(Nil, Operation.Delete(None, Map.empty)) == 4)
+    assert(removeFileOf(below10, 2, 2) == 4)
     val everything = OptimisticTransaction.start(spark, log)
     everything.readRows(Some(LessThan(id, Literal(10))))
     append(p, 2)
-    val e = intercept[ConcurrentAppendException](everything.commit(Nil, Operation.Delete(None, Map.empty)))
+    val e = intercept[ConcurrentAppendException](removeFileOf(everything, 1, 9))
     assert(e.getMessage.contains("rows where (id < 10)"))
     assert(log.latest().version == 5)
   }
