@@ -17,6 +17,8 @@ Operations:
   sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
   write          {"path", "query", "mode"?, "options"?: {}, "partitionBy"?: [...]}  writes the rows of a
                  SQL query with df.write.format("delta") (e.g. dynamic overwrite, txnAppId, dataChange)
+  upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
+                 (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
 Each operation's result (or its error, as {"ok": false, "error": "..."}) is collected, and one
 line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout at the end; Spark's and
@@ -102,7 +104,12 @@ def op_write(spark, canon, op):
     return {}
 
 
-OPS = {"read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
+def op_upsert_race(spark, canon, op):
+    import upsert_race
+    return upsert_race.race(spark, "delta", op["folder"])
+
+
+OPS = {"upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
 def main(argv):
