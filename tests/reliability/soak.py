@@ -1,7 +1,8 @@
-"""The soak test: appenders, a DV DELETE/UPDATE process, OPTIMIZE ZORDER, CHECKPOINT + VACUUM and
-readers, each a separate OS process, on one table for a bounded time. Then: every committed append
-is there exactly once and no other, every committed DELETE/UPDATE is applied (the workload model),
-no version was written twice, every failure was a typed conflict, and delta-rs reads the same rows.
+"""The soak test: appenders, upserters (MERGE of overlapping key windows, retried after a conflict),
+a DV DELETE/UPDATE process, OPTIMIZE ZORDER, CHECKPOINT + VACUUM and readers, each a separate OS
+process, on one table for a bounded time. Then: every committed append and upsert is there exactly
+once and no other (no key twice, by Silt and by delta-rs), every committed DELETE/UPDATE is applied
+(the workload model), no version was written twice, every failure was a typed conflict.
 """
 import json
 import subprocess
@@ -14,8 +15,8 @@ import workload
 from conftest import python_env
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
-ROLES = [("appender", 0), ("appender", 1), ("appender", 2), ("appender", 3), ("dml", 0), ("optimizer", 0),
-         ("maintainer", 0), ("reader", 0), ("reader", 1)]
+ROLES = [("appender", 0), ("appender", 1), ("upserter", 0), ("upserter", 1), ("upserter", 2), ("upserter", 3),
+         ("dml", 0), ("optimizer", 0), ("maintainer", 0), ("reader", 0)]
 
 
 def _log_commits(table):
@@ -35,7 +36,9 @@ def delta_rs_rows(table):
     import pyarrow as pa
     dt = deltalake.DeltaTable(str(table))
     t = pa.table(deltalake.QueryBuilder().register("t", dt).execute("SELECT id, v FROM t").read_all())
-    return dict(zip(t.column("id").to_pylist(), t.column("v").to_pylist()))
+    ids = t.column("id").to_pylist()
+    assert len(set(ids)) == len(ids), "delta-rs reads a key twice"
+    return dict(zip(ids, t.column("v").to_pylist()))
 
 
 def run_soak(spark, table, seconds=60.0, roles=ROLES, startup_timeout=240.0):
@@ -72,10 +75,12 @@ def run_soak(spark, table, seconds=60.0, roles=ROLES, startup_timeout=240.0):
     results = Counter((x[0], x[1]) for x in lines if x[0] in ("OK", "CONFLICT"))
     model = workload.Model()
     for x in lines:
-        if x[0] == "OK" and x[1] in ("append", "delete", "update"):
+        if x[0] == "OK" and x[1] in ("append", "delete", "update", "upsert"):
             model = model.apply((x[1], int(x[2]), int(x[3])))
 
     expected = model.rows()
+    twice = spark.read.format("silt").load(str(table)).groupBy("id").count().where("count > 1").count()
+    assert twice == 0, f"{twice} keys appear more than once"
     got = workload.read_rows(spark, table)
     missing = set(expected) - set(got)
     extra = set(got) - set(expected)
@@ -95,6 +100,10 @@ def run_soak(spark, table, seconds=60.0, roles=ROLES, startup_timeout=240.0):
         "commits": len(commits), "commits_per_second": round(len(commits) / elapsed, 2),
         "commits_by_operation": dict(ops), "operations_ok": {k[1]: v for k, v in results.items() if k[0] == "OK"},
         "typed_conflicts": {k[1]: v for k, v in results.items() if k[0] == "CONFLICT"},
+        "conflict_rate": {k: round(results[("CONFLICT", k)] / (results[("CONFLICT", k)] + results[("OK", k)]), 3)
+                          for k in {k for _, k in results} if results[("CONFLICT", k)] + results[("OK", k)]},
+        "conflicts_by_exception": dict(Counter(x[4].strip() for x in lines if x[0] == "CONFLICT" and len(x) > 4)),
+        "keys_twice": 0,
         "commits_rebased_over_concurrent_commits": rebased, "reads": reads,
         "final_rows": len(got), "delta_rs_agrees": True,
     }

@@ -16,9 +16,10 @@ def test_killed_writers_leave_the_last_committed_version(spark, tmp_path):
 
 
 # CI's soak: one process of each kind (the report runs all nine of soak.ROLES for 60 s)
-CI_ROLES = [("appender", 0), ("appender", 1), ("dml", 0), ("optimizer", 0), ("maintainer", 0), ("reader", 0)]
+CI_ROLES = [("appender", 0), ("upserter", 0), ("upserter", 1), ("dml", 0), ("optimizer", 0), ("maintainer", 0), ("reader", 0)]
 
 
 def test_soak_of_concurrent_processes_loses_nothing(spark, tmp_path):
     report = soak.run_soak(spark, tmp_path / "t", seconds=float(os.environ.get("SILT_SOAK_SECONDS", "15")), roles=CI_ROLES)
     assert report["operations_ok"].get("append", 0) > 0 and report["reads"] > 0
+    assert report["operations_ok"].get("upsert", 0) > 0 and report["keys_twice"] == 0

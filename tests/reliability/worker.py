@@ -1,7 +1,7 @@
 """One process of the crash or soak test: `python worker.py ROLE TABLE [ARG] [--go F --stop F]`.
 
 Roles: crash-writer START (runs the crash test's operation cycle from step START until killed),
-and the soak roles appender W, dml, optimizer, maintainer, reader. Every outcome is one flushed
+and the soak roles appender W, upserter W, dml, optimizer, maintainer, reader. Every outcome is one flushed
 stdout line, so that a parent that kills this process knows what was in flight:
   READY | BEGIN step | END step | OK kind a b | CONFLICT kind a b | ERROR kind a b message | READ rows
 """
@@ -16,6 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import workload  # noqa: E402
 from conftest import build_silt_session  # noqa: E402
+
+
+UPSERT_ATTEMPTS = 50
 
 
 def say(*parts):
@@ -41,18 +44,20 @@ def crash_writer(spark, table, start):
 
 
 def run_op(spark, kind, a, b, statements):
-    """Runs one soak operation and reports it; a typed conflict is expected, anything else is not."""
+    """Runs one soak operation and reports it; a typed conflict is expected, anything else is not. True if it committed."""
     from silt.errors import ConcurrentModificationException, translate
     try:
         for sql in statements:
             spark.sql(sql).collect()
         say("OK", kind, a, b)
+        return True
     except Exception as e:  # noqa: BLE001 - classified and reported
         typed = translate(e)
         if isinstance(typed, ConcurrentModificationException):
-            say("CONFLICT", kind, a, b)
+            say("CONFLICT", kind, a, b, type(typed).__name__)
         else:
             say("ERROR", kind, a, b, type(typed or e).__name__, str(typed or e).replace("\n", " ")[:500])
+        return False
 
 
 def soak(spark, role, table, arg, stop):
@@ -60,6 +65,11 @@ def soak(spark, role, table, arg, stop):
     while not stop.exists():
         if role == "appender":
             run_op(spark, "append", arg, step, [workload.append_sql(table, arg, step)])
+        elif role == "upserter":
+            # Retried until it commits: a conflicting upsert must eventually get through.
+            for _ in range(UPSERT_ATTEMPTS):
+                if run_op(spark, "upsert", arg, step, [workload.upsert_sql(table, arg, step)]):
+                    break
         elif role == "dml":
             if step % 2 == 0:
                 r = step // 2 % workload.DELETE_MOD

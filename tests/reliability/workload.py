@@ -5,6 +5,9 @@ own far above; DELETE and UPDATE only touch seed rows, by residue classes, so th
 follow from which commands committed, in any order:
   a seed row is present iff no committed DELETE's class holds it, and its v is the number of
   committed UPDATEs whose class holds it; appended batches are present exactly once iff committed.
+Upserts MERGE windows of UPSERT_BATCH keys out of UPSERT_KEYS shared keys (windows of different
+upserters overlap): a key is present exactly once iff a committed upsert covered it, and its v
+is the number of committed upserts that did.
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Set, Tuple
@@ -13,6 +16,9 @@ SEED_ROWS = 20_000
 DELETE_MOD = 53
 UPDATE_MOD = 41
 BATCH_ROWS = 200
+UPSERT_BASE = 900_000_000
+UPSERT_KEYS = 400
+UPSERT_BATCH = 20
 
 
 def batch_ids(writer: int, batch: int) -> range:
@@ -31,6 +37,20 @@ def append_sql(path, writer: int, batch: int) -> str:
     return f"INSERT INTO silt.`{path}` SELECT id, 0 FROM range({ids.start}, {ids.stop})"
 
 
+def upsert_keys(writer: int, batch: int) -> List[int]:
+    """The keys upsert `batch` of upserter `writer` covers: a window that other upserters' windows overlap."""
+    start = (writer * 50 + batch * 13) % UPSERT_KEYS
+    return [UPSERT_BASE + (start + i) % UPSERT_KEYS for i in range(UPSERT_BATCH)]
+
+
+def upsert_sql(path, writer: int, batch: int) -> str:
+    keys = ", ".join(str(k) for k in upsert_keys(writer, batch))
+    # The target-only conjunct lets a concurrent append of other ids (by its statistics) not conflict.
+    return (f"MERGE INTO silt.`{path}` t USING (SELECT explode(array({keys})) AS id) s "
+            f"ON t.id = s.id AND t.id >= {UPSERT_BASE} WHEN MATCHED THEN UPDATE SET v = t.v + 1 "
+            "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 1)")
+
+
 def delete_sql(path, r: int) -> str:
     return f"DELETE FROM silt.`{path}` WHERE id < {SEED_ROWS} AND id % {DELETE_MOD} = {r}"
 
@@ -45,6 +65,7 @@ class Model:
     batches: Set[Tuple[int, int]] = field(default_factory=set)
     deletes: Set[int] = field(default_factory=set)
     updates: List[int] = field(default_factory=list)
+    upserts: List[Tuple[int, int]] = field(default_factory=list)
 
     def rows(self) -> Dict[int, int]:
         out = {}
@@ -54,10 +75,13 @@ class Model:
         for w, b in self.batches:
             for i in batch_ids(w, b):
                 out[i] = 0
+        for w, b in self.upserts:
+            for k in upsert_keys(w, b):
+                out[k] = out.get(k, 0) + 1
         return out
 
     def copy(self) -> "Model":
-        return Model(set(self.batches), set(self.deletes), list(self.updates))
+        return Model(set(self.batches), set(self.deletes), list(self.updates), list(self.upserts))
 
     def apply(self, op: Tuple[str, int, int]) -> "Model":
         """This model with one more committed operation ('append', writer, batch) / ('delete', r, 0) / ..."""
@@ -69,6 +93,8 @@ class Model:
             m.deletes.add(a)
         elif kind == "update":
             m.updates.append(a)
+        elif kind == "upsert":
+            m.upserts.append((a, b))
         return m
 
 
