@@ -163,3 +163,44 @@ def test_an_isolation_level_delta_does_not_define_is_refused(spark, tmp_path):
     assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"] == {"Delta.IsolationLevel": "writeserializable", "delta.enableDeletionVectors": "false"}
     spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 1")
     assert history(spark, p)[0] == ("DELETE", "WriteSerializable")
+
+
+@pytest.mark.parametrize("paused", ["optimize", "delete"])
+def test_optimize_and_a_delete_of_the_same_files_do_not_both_commit(spark, tmp_path, paused):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=True)
+    optimize = lambda: spark.sql(f"OPTIMIZE '{p}'").collect()
+    delete = lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 7").collect()
+    first, second = (optimize, delete) if paused == "optimize" else (delete, optimize)
+    error = concurrently(spark, p, first, second)
+    assert isinstance(error, silt.ConcurrentDeleteReadException), error
+    got = ids(spark, p)
+    assert sum(got.values()) == (999 if paused == "optimize" else 1000) and all(n == 1 for n in got.values())
+
+
+def test_merge_conflicts_with_a_delete_of_a_row_it_matches(spark, tmp_path):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=True)
+    upsert = lambda: spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 10L AS id, 1 AS day, 'x' AS v) s ON t.id = s.id "
+                               "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *").collect()
+    error = concurrently(spark, p, upsert, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 10").collect())
+    assert isinstance(error, silt.ConcurrentModificationException), error
+    assert ids(spark, p)[10] == 0 and sum(ids(spark, p).values()) == 999
+
+
+@pytest.mark.parametrize("level", ["Serializable", "WriteSerializable"])
+def test_replace_where_and_an_append_into_the_partition_it_replaces(spark, tmp_path, level):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=False, partitioned=True, level=level)
+    replace = lambda: (spark.createDataFrame([(1, 1, "replaced")], "id long, day int, v string").write.format("silt")
+                       .mode("overwrite").option("replaceWhere", "day = 1").save(p))
+    error = concurrently(spark, p, replace, lambda: append(spark, p, [(5000, 1, "appended")]))
+    got = {r["id"]: r["v"] for r in spark.read.format("silt").load(p).where("day = 1").collect()}
+    if level == "Serializable":
+        # the overwrite read partition day = 1, to which the append added a file
+        assert isinstance(error, silt.ConcurrentAppendException), error
+        assert got[5000] == "appended" and got[1] == "old" and len(got) == 334
+    else:
+        # a blind append never conflicts: it lands after the overwrite, which did not see it
+        assert error is None
+        assert got == {1: "replaced", 5000: "appended"}
