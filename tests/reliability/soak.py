@@ -103,7 +103,7 @@ def run_soak(spark, table, seconds=60.0, roles=ROLES, startup_timeout=240.0):
         "conflict_rate": {k: round(results[("CONFLICT", k)] / (results[("CONFLICT", k)] + results[("OK", k)]), 3)
                           for k in {k for _, k in results} if results[("CONFLICT", k)] + results[("OK", k)]},
         "conflicts_by_exception": dict(Counter(x[4].strip() for x in lines if x[0] == "CONFLICT" and len(x) > 4)),
-        "keys_twice": 0,
+        "keys_twice": twice,
         "commits_rebased_over_concurrent_commits": rebased, "reads": reads,
         "final_rows": len(got), "delta_rs_agrees": True,
     }

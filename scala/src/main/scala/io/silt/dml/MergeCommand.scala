@@ -83,26 +83,27 @@ final case class MergeCommand(
       try {
         val summary = MatchSummary.of(matches)
         if (!duplicatesAllowed) summary.refuseRowsMatchedTwice()
-        val inserts = insertsOf(matches)
-        val counts = summary.counts.copy(
-          inserted = if (notMatched.isEmpty) 0L else inserts.where(isAction(RowChange.Insert)).count())
+        // Only a NOT MATCHED clause makes new rows.
+        val inserts = if (notMatched.isEmpty) None else Some(insertsOf(matches).where(isAction(RowChange.Insert)))
         if (notMatchedBySource.nonEmpty) {
           // A target row with no match may change too: every candidate file is read again.
-          RowLevelWriter.commit(spark, txn, t.snapshot, candidates, files => withoutSource(files, matches).unionByName(inserts),
-            mayWriteRows = true, operation)
-        } else if (useDvs) {
-          val marked = matches.where(isAction(RowChange.Update, RowChange.Delete)).select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
-          val newRows = matches.where(isAction(RowChange.Update)).drop(SourceIdColumn).unionByName(inserts.where(isAction(RowChange.Insert)))
-          RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
-            if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation)
+          RowLevelWriter.commit(spark, txn, t.snapshot, candidates, files => (withoutSource(files, matches) +: inserts.toSeq)
+            .reduce(_ unionByName _), mayWriteRows = true, operation)
         } else {
-          val byPath = candidates.map(a => t.snapshot.filePath(a).toUri.toString -> a).toMap
-          val touched = summary.touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
-          val rewritten = if (touched.isEmpty) Nil
-            else Seq(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate))))
-              .where(isAction(RowChange.Keep, RowChange.Update)))
-          val rows = (rewritten :+ inserts.where(isAction(RowChange.Insert))).reduce(_ unionByName _)
-          RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation)
+          val counts = summary.counts.copy(inserted = inserts.map(_.count()).getOrElse(0L))
+          if (useDvs) {
+            val marked = matches.where(isAction(RowChange.Update, RowChange.Delete)).select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
+            val newRows = (matches.where(isAction(RowChange.Update)).drop(SourceIdColumn) +: inserts.toSeq).reduce(_ unionByName _)
+            RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
+              if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation)
+          } else {
+            val touched = RowLevelWriter.filesAt(t.snapshot, candidates, summary.touchedPaths.toSeq)
+            val rewritten = if (touched.isEmpty) Nil
+              else Seq(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate))))
+                .where(isAction(RowChange.Keep, RowChange.Update)))
+            val rows = (rewritten ++ inserts).reduceOption(_ unionByName _)
+            RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation)
+          }
         }
       } finally matches.unpersist()
     }

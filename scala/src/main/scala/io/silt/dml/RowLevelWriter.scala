@@ -67,11 +67,10 @@ object RowLevelWriter {
         .groupBy(col(RowChanges.PathColumn), action).count().collect()
       val counts = RowCounts.of(perFile.groupBy(r => RowChange.fromCode(r.getInt(1))).map { case (k, rs) => k -> rs.map(_.getLong(2)).sum })
       val touchedPaths = perFile.filter(r => r.getInt(1) != RowChange.Insert.code).map(_.getString(0)).toSet
-      val byPath = pathsOf(snapshot, candidates)
-      val touched = touchedPaths.toSeq.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
+      val touched = filesAt(snapshot, candidates, touchedPaths.toSeq)
       val rows = changesOver(touched).where(
         (col(RowChanges.PathColumn).isNotNull && actionIn(RowChange.Keep, RowChange.Update)) || actionIn(RowChange.Insert))
-      commitCopyOnWrite(spark, txn, snapshot, touched, rows, counts, operation)
+      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation)
     }
   }
 
@@ -115,11 +114,11 @@ object RowLevelWriter {
 
   /**
    * Replaces the `touched` files by new files holding `rows` (what stays of them, their rows' new
-   * versions and the inserted rows; the table's columns, and maybe others).
+   * versions and the inserted rows; the table's columns, and maybe others; None: no rows).
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
-      rows: DataFrame, counts: RowCounts, operation: Map[String, Long] => Operation): RowLevelMetrics = {
-    val written = if (touched.isEmpty && counts.inserted == 0L) Nil else write(spark, snapshot, rows)
+      rows: Option[DataFrame], counts: RowCounts, operation: Map[String, Long] => Operation): RowLevelMetrics = {
+    val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, snapshot, _)).getOrElse(Nil)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
     val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
@@ -139,6 +138,12 @@ object RowLevelWriter {
 
   private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =
     files.map(a => snapshot.filePath(a).toUri.toString -> a).toMap
+
+  /** The files of `candidates` at these paths (as a scan's file path column gives them). */
+  def filesAt(snapshot: Snapshot, candidates: Seq[AddFile], paths: Seq[String]): Seq[AddFile] = {
+    val byPath = pathsOf(snapshot, candidates)
+    paths.map(p => byPath.getOrElse(p, throw new IllegalStateException(s"row from unknown file $p")))
+  }
 
   /** Statistics of a file with a DV: min/max become bounds, null counts upper bounds. */
   private def looseBounds(stats: String): String = {
