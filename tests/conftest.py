@@ -7,11 +7,13 @@ sys.path). Everything that locates things outside tests/ lives here, once:
 - CONFORMANCE_DIR: the Delta conformance corpus, `../shared/conformance` beside the repo
   (CI clones main with shared/ next to it); override with env SILT_CONFORMANCE_DIR.
 - silt_jar(): the engine jar bundled in python/silt/jars/.
+- concurrently(): two operations interleaved by the engine's commit pause hook.
 """
 import importlib.util
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,30 @@ def copy_table(src: Path, dst: Path) -> Path:
         for f in files:
             os.chmod(os.path.join(root, f), 0o644)
     return dst
+
+
+def concurrently(spark, path, first, second):
+    """Runs `first` up to its commit, then `second` whole, then lets `first` commit; returns first's error or None."""
+    from silt.errors import translate
+
+    pause = spark._jvm.io.silt.txn.CommitPause
+    pause.arm(path)
+    outcome = {}
+
+    def run_first():
+        try:
+            first()
+            outcome["error"] = None
+        except Exception as e:  # noqa: BLE001 - the test inspects it
+            outcome["error"] = translate(e) or e
+
+    thread = threading.Thread(target=run_first)
+    thread.start()
+    try:
+        assert pause.awaitPaused(path, 120), "the first operation never reached its commit"
+        second()
+    finally:
+        pause.release(path)
+        thread.join(300)
+    assert not thread.is_alive()
+    return outcome["error"]

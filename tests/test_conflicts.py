@@ -4,39 +4,13 @@ Each test pauses one transaction just before it commits (a test hook in the engi
 io.silt.txn.CommitPause), runs the other operation to completion, then lets the first commit: the
 outcome cannot depend on timing.
 """
-import threading
 from collections import Counter
 
 import pytest
 from pyspark.sql import functions as F
 
 import silt
-from silt.errors import translate
-
-
-def concurrently(spark, path, first, second):
-    """Runs `first` up to its commit, then `second` whole, then lets `first` commit; returns first's error or None."""
-    pause = spark._jvm.io.silt.txn.CommitPause
-    pause.arm(path)
-    outcome = {}
-
-    def run_first():
-        try:
-            first()
-            outcome["error"] = None
-        except Exception as e:  # noqa: BLE001 - the test inspects it
-            outcome["error"] = translate(e) or e
-
-    thread = threading.Thread(target=run_first)
-    thread.start()
-    try:
-        assert pause.awaitPaused(path, 120), "the first operation never reached its commit"
-        second()
-    finally:
-        pause.release(path)
-        thread.join(300)
-    assert not thread.is_alive()
-    return outcome["error"]
+from conftest import concurrently
 
 
 def ids(spark, path):

@@ -13,7 +13,11 @@ object SiltSettings {
     "use file statistics to skip files")
 
   val CommitMaxAttempts: Setting[Int] = Setting.int("spark.silt.commit.maxAttempts", 100, min = 1,
-    "attempts of a blind append racing other writers")
+    "attempts of one commit racing other writers (each lost race checked for conflicts, then retried)")
+
+  val CommitRetryBackoffMs: Setting[Long] = Setting.long("spark.silt.commit.retryBackoffMs", Some(0L), min = 0,
+    "before the n-th retry of a commit, wait this many ms x 2^(n-1) (at most x 1024), less up to half at " +
+      "random so that racing writers spread out; 0 retries at once")
 
   val OptimizeMaxFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.maxFileSize", Some(1L << 30), "1g",
     "bin size of compaction; ZORDER writes about input bytes / this many files")
@@ -61,9 +65,9 @@ object SiltSettings {
   val UserMetadata: Setting[String] = Setting.string("spark.silt.commitInfo.userMetadata",
     "`userMetadata` of every commit of the session (a write's option wins)")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, OptimizeMaxFileSize, OptimizeMinFileSize,
-    OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, DvInlineThreshold,
-    CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, OptimizeMaxFileSize,
+    OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise,
+    DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
     AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata)
 
   private val Prefix = "spark.silt."

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
 /**
  * Decides whether a transaction that read `readSnapshot` may still commit after the `winning`
  * commits landed, by Delta Lake's checks in Delta Lake's order, each failing with its own
- * exception: protocol changed, metadata changed, the same application transaction, files added
+ * exception: protocol changed, metadata changed, the same metadata domain or application transaction, files added
  * that may hold rows the transaction read, files it read and since removed (or given a new
  * deletion vector), files removed twice. Blind appends only conflict with protocol and metadata
  * changes. Which added files count depends on the isolation `level`: under Serializable all that
@@ -20,6 +20,7 @@ final class ConflictChecker(
     readSet: ReadSet,
     ownRemoves: Set[String],
     ownTxnIds: Set[String],
+    ownDomains: Set[String],
     level: IsolationLevel,
     timeZone: String) extends PredicateHelper {
   private lazy val tablePath = readSnapshot.tablePath
@@ -34,6 +35,9 @@ final class ConflictChecker(
     winning.foreach {
       case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
       case _: Metadata => conflict(new MetadataChangedException(_), "changed the table's metadata (schema, partitioning or properties)")
+      // As in Delta, row tracking's domain (its high-water mark) would be reconciled, not contested.
+      case d: DomainMetadata if ownDomains(d.domain) && d.domain != ConflictChecker.RowTrackingDomain =>
+        conflict(new ConcurrentTransactionException(_), s"changed the metadata domain '${d.domain}', which this transaction also changes")
       case t: SetTransaction if ownTxnIds.contains(t.appId) =>
         conflict(new ConcurrentTransactionException(_), s"committed the same application transaction '${t.appId}'")
       case _ =>
@@ -76,4 +80,8 @@ final class ConflictChecker(
 
   private def partitionOf(a: AddFile): String =
     if (a.partitionValues.isEmpty) "" else a.partitionValues.map { case (k, v) => s"$k=$v" }.mkString(" (partition ", ", ", ")")
+}
+
+object ConflictChecker {
+  val RowTrackingDomain = "delta.rowTracking"
 }

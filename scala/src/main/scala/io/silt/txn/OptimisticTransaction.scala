@@ -81,6 +81,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     checkAppendOnly(actions)
     val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
     val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet
+    val ownDomains = actions.collect { case d: DomainMetadata => d.domain }.toSet
     val isBlindAppend = readSet.isEmpty && actions.forall {
       case a: AddFile => a.dataChange
       case _: RemoveFile => false
@@ -94,9 +95,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       case _ => false
     }
     val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
-    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, level, timeZone)
+    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone)
     CommitPause.beforeCommit(log.tablePath)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
+    val backoffMs = SiltSettings.CommitRetryBackoffMs(spark)
     var version = readVersion + 1
     var attempt = 1
     while (true) {
@@ -117,6 +119,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
           s"$attempt attempts (${SiltSettings.CommitMaxAttempts.key}); nothing was committed")
       }
       checker.check(version, log.readCommit(version))
+      OptimisticTransaction.backoff(backoffMs, attempt)
       version += 1
       attempt += 1
     }
@@ -150,6 +153,12 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
 }
 
 object OptimisticTransaction {
+  /** Waits before retry number `retry` (from 1): `baseMs` doubled per retry up to 1024 times, less up to half at random. */
+  private[txn] def backoff(baseMs: Long, retry: Int): Unit = if (baseMs > 0) {
+    val full = if (baseMs >= (Long.MaxValue >> 11)) Long.MaxValue >> 1 else baseMs << math.min(retry - 1, 10)
+    Thread.sleep(full - (full * java.util.concurrent.ThreadLocalRandom.current().nextDouble() / 2).toLong)
+  }
+
   /** Starts a transaction on the latest version of the table at `log` (which may not exist yet). */
   def start(spark: SparkSession, log: TableLog): OptimisticTransaction =
     new OptimisticTransaction(log, log.latestOption(), spark)

@@ -152,4 +152,18 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     assert(e.getMessage.contains("'app'"))
     assert(log.latest().transactions("app").version == 1)
   }
+
+  test("two writers of the same metadata domain: the second fails; of different domains, both commit") {
+    val p = newTable()
+    val log = TableLog.forPath(spark, p.toString)
+    def domain(name: String) = io.silt.log.DomainMetadata(name, "{}", removed = false)
+    val t1 = OptimisticTransaction.start(spark, log)
+    val t2 = OptimisticTransaction.start(spark, log)
+    val t3 = OptimisticTransaction.start(spark, log)
+    t1.commit(Seq(domain("silt.test")), write)
+    val e = intercept[io.silt.errors.ConcurrentTransactionException](t2.commit(Seq(domain("silt.test")), write))
+    assert(e.getMessage.contains("metadata domain 'silt.test'") && e.getMessage.contains("version 1"))
+    assert(t3.commit(Seq(domain("silt.other")), write) == 2)
+    assert(log.latest().domains.keySet == Set("silt.test", "silt.other"))
+  }
 }
