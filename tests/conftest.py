@@ -141,7 +141,10 @@ def concurrently(spark, path, first, second):
     thread = threading.Thread(target=run_first)
     thread.start()
     try:
-        assert pause.awaitPaused(path, 120), "the first operation never reached its commit"
+        waited = 0
+        while not pause.awaitPaused(path, 1):
+            waited += 1
+            assert thread.is_alive() and waited < 120, f"the first operation never reached its commit: {outcome}"
         second()
     finally:
         pause.release(path)

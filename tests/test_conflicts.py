@@ -1,4 +1,4 @@
-"""Concurrent writers: which operations conflict (Delta Lake's write-conflict table, Serializable).
+"""Concurrent writers: conflicts beyond the pairs of test_conflict_table.py (upserts, RESTORE, overwrites, REORG, retries).
 
 Each test pauses one transaction just before it commits (a test hook in the engine,
 io.silt.txn.CommitPause), runs the other operation to completion, then lets the first commit: the
@@ -178,3 +178,100 @@ def test_replace_where_and_an_append_into_the_partition_it_replaces(spark, tmp_p
         # a blind append never conflicts: it lands after the overwrite, which did not see it
         assert error is None
         assert got == {1: "replaced", 5000: "appended"}
+
+
+@pytest.mark.parametrize("level", ["Serializable", "WriteSerializable"])
+def test_restore_read_the_whole_table(spark, tmp_path, level):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=True, partitioned=True, level=level)
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id < 100").collect()  # version 2
+    restore = lambda: spark.sql(f"RESTORE TABLE silt.`{p}` TO VERSION AS OF 1").collect()
+    # an append into any partition
+    error = concurrently(spark, p, restore, lambda: append(spark, p, [(5000, 2, "new")]))
+    got = ids(spark, p)
+    if level == "Serializable":
+        assert isinstance(error, silt.ConcurrentAppendException), error
+        assert "the whole table" in str(error)
+        assert got[5000] == 1 and got[5] == 0 and sum(got.values()) == 901
+    else:
+        assert error is None  # the blind append serializes after the restore
+        assert got[5000] == 1 and got[5] == 1 and sum(got.values()) == 1001
+    # a DELETE of rows the restore brings back conflicts under both levels
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id < 100 OR id = 5000").collect()
+    error = concurrently(spark, p, restore, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 700").collect())
+    assert isinstance(error, silt.ConcurrentModificationException), error
+    got = ids(spark, p)
+    assert got[700] == 0 and got[5] == 0 and sum(got.values()) == 899
+
+
+@pytest.mark.parametrize("level", ["Serializable", "WriteSerializable"])
+def test_dynamic_partition_overwrite_read_the_partitions_it_replaces(spark, tmp_path, level):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=False, partitioned=True, level=level)
+    overwrite = lambda: (spark.createDataFrame([(1, 1, "replaced")], "id long, day int, v string").write.format("silt")
+                         .mode("overwrite").option("partitionOverwriteMode", "dynamic").save(p))
+    # an append into another partition: both commit
+    assert concurrently(spark, p, overwrite, lambda: append(spark, p, [(5000, 2, "other")])) is None
+    assert ids(spark, p)[5000] == 1 and sum(ids(spark, p).values()) == 669
+    # an append into the partition it replaces
+    error = concurrently(spark, p, overwrite, lambda: append(spark, p, [(6000, 1, "same")]))
+    got = {r["id"]: r["v"] for r in spark.read.format("silt").load(p).where("day = 1").collect()}
+    if level == "Serializable":
+        assert isinstance(error, silt.ConcurrentAppendException), error
+        assert "partitions it replaces" in str(error)
+        assert got == {1: "replaced", 6000: "same"}  # the first overwrite's rows and the append
+    else:
+        assert error is None
+        assert got == {1: "replaced", 6000: "same"}  # the overwrite, then the append it did not see
+    # an overwrite paused while another overwrite replaces the same partition: never both (delete-delete)
+    error = concurrently(spark, p, overwrite, overwrite)
+    assert isinstance(error, silt.ConcurrentModificationException), error
+    assert {r["id"] for r in spark.read.format("silt").load(p).where("day = 1").collect()} == {1}
+
+
+def test_reorg_commits_over_changes_to_files_it_does_not_rewrite(spark, tmp_path):
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=True, partitioned=True)
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id % 10 = 3").collect()  # a DV in every file
+    reorg = lambda: spark.sql(f"REORG TABLE silt.`{p}` WHERE day = 1 APPLY (PURGE)").collect()
+    # another partition's files get new deletion vectors: the REORG rebases and commits
+    assert concurrently(spark, p, reorg, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE day = 2 AND id < 100").collect()) is None
+    assert history(spark, p)[0] == ("REORG", "SnapshotIsolation")
+    # a file it rewrites gets a new deletion vector: committing would bring the deleted row back
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 4").collect()  # day 1 has deletion vectors again
+    error = concurrently(spark, p, reorg, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 7").collect())
+    assert isinstance(error, silt.ConcurrentDeleteReadException), error
+    got = ids(spark, p)
+    assert got[7] == 0 and got[4] == 0 and got[13] == 0 and got[10] == 1 and got[101] == 1 and got[2] == 0
+
+
+def test_commit_attempts_and_backoff_are_settings(spark, tmp_path):
+    import time
+
+    p = str(tmp_path / "t")
+    keyed_table(spark, p, dvs=False)
+    try:
+        spark.conf.set("spark.silt.commit.maxAttempts", "1")
+        error = concurrently(spark, p, lambda: append(spark, p, [(5001, 1, "a")]), lambda: append(spark, p, [(5002, 1, "b")]))
+        assert isinstance(error, silt.ConcurrentModificationException), error
+        assert "after 1 attempts (spark.silt.commit.maxAttempts)" in str(error)
+        assert ids(spark, p)[5001] == 0 and ids(spark, p)[5002] == 1
+        # two attempts suffice for one concurrent commit; the retry waits 0.5 x 2000 ms at least
+        spark.conf.set("spark.silt.commit.maxAttempts", "2")
+        spark.conf.set("spark.silt.commit.retryBackoffMs", "2000")
+        times = {}
+
+        def first():
+            append(spark, p, [(5003, 1, "c")])
+            times["first"] = time.monotonic()
+
+        def second():
+            append(spark, p, [(5004, 1, "d")])
+            times["second"] = time.monotonic()
+
+        assert concurrently(spark, p, first, second) is None
+        assert times["first"] - times["second"] >= 1.0
+        assert ids(spark, p)[5003] == 1 and ids(spark, p)[5004] == 1
+    finally:
+        spark.conf.unset("spark.silt.commit.maxAttempts")
+        spark.conf.unset("spark.silt.commit.retryBackoffMs")
