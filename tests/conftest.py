@@ -74,7 +74,7 @@ SPARK_TEST_CONF = {
 }
 
 
-def build_silt_session(master="local[2]", warehouse=None, extra_conf=None):
+def build_silt_session(master="local[2]", warehouse=None, extra_conf=None, storage=None):
     import silt
     from pyspark.sql import SparkSession
 
@@ -85,7 +85,7 @@ def build_silt_session(master="local[2]", warehouse=None, extra_conf=None):
         builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     for k, v in (extra_conf or {}).items():
         builder = builder.config(k, v)
-    return silt.configure(builder).getOrCreate()
+    return silt.configure(builder, storage=storage).getOrCreate()
 
 
 @pytest.fixture(scope="session")
@@ -94,7 +94,8 @@ def spark(tmp_path_factory):
         pytest.fail("the Silt jar is not built: python/silt/jars/silt-spark_*.jar is missing "
                     "(run `make jar`)")
     warehouse = tmp_path_factory.mktemp("warehouse")
-    session = build_silt_session(warehouse=warehouse)
+    # with S3A and the AWS SDK on the classpath, for the tests on the local S3 server (test_s3.py)
+    session = build_silt_session(warehouse=warehouse, storage="s3")
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()

@@ -68,6 +68,10 @@ class ConcurrentTransactionException(ConcurrentModificationException):
     """A concurrent commit recorded the same application transaction (txnAppId)."""
 
 
+class AtomicCommitUnavailableException(SiltException):
+    """The table's storage cannot create a commit atomically; see the README's Object stores."""
+
+
 class InvalidTableOperationException(SiltException):
     """The operation is not valid for this table or these arguments."""
 
@@ -104,6 +108,7 @@ _BY_NAME = {
         MetadataChangedException,
         ProtocolChangedException,
         ConcurrentTransactionException,
+        AtomicCommitUnavailableException,
         InvalidTableOperationException,
         CorruptDeletionVectorException,
         MissingDataFileException,

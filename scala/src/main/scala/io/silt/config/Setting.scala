@@ -24,8 +24,23 @@ final class Setting[T] private[config] (
     throw new IllegalStateException(s"$key has no default; read it with option()"))
   def apply(spark: SparkSession): T = apply(spark.conf)
 
-  def parseValue(text: String): T = parse(text.trim).getOrElse(
-    throw new UnsupportedOptionException(key, s"setting $key = '$text' is not valid: it takes $accepted"))
+  def parseValue(text: String): T = parseAs(key, text)
+
+  private def parseAs(k: String, text: String): T = parse(text.trim).getOrElse(
+    throw new UnsupportedOptionException(k, s"setting $k = '$text' is not valid: it takes $accepted"))
+
+  // A key with a <placeholder> (spark.silt.logStore.<scheme>.impl) declares one setting per value of it.
+  private val template = "<[a-z]+>".r
+  private val pattern = (template.split(key).map(java.util.regex.Pattern.quote).mkString("([A-Za-z0-9+.-]+)") +
+    (if (key.endsWith(">")) "([A-Za-z0-9+.-]+)" else "")).r
+
+  /** Whether `k` is this setting's key, or one of its keys when the key has a placeholder. */
+  def matches(k: String): Boolean = pattern.matches(k)
+
+  /** Every value set in the session for a key with a placeholder, by the placeholder's value (lower case). */
+  def byPart(conf: RuntimeConfig): Map[String, T] = if (template.findFirstIn(key).isEmpty) Map.empty else conf.getAll.toSeq.collect {
+    case (k, v) if matches(k) => pattern.findFirstMatchIn(k).get.group(1).toLowerCase -> parseAs(k, v)
+  }.toMap
 
   override def toString: String = key
 }
@@ -45,6 +60,10 @@ private[config] object Setting {
   def fraction(key: String, default: Double, doc: String): Setting[Double] =
     new Setting(key, default.toString, doc, "a number from 0 to 1",
       v => v.toDoubleOption.filter(d => d >= 0 && d <= 1), Some(default))
+
+  /** A value `check` accepts (None: valid), `accepted` saying which. */
+  def checked(key: String, defaultText: String, accepted: String, doc: String)(check: String => Boolean): Setting[String] =
+    new Setting(key, defaultText, doc, accepted, v => Some(v).filter(check), None)
 
   def string(key: String, doc: String): Setting[String] =
     new Setting(key, "(none)", doc, "a string", v => Some(v), None)

@@ -19,6 +19,12 @@ object SiltSettings {
     "before the n-th retry of a commit, wait this many ms x 2^(n-1) (at most x 1024), less up to half at " +
       "random so that racing writers spread out; 0 retries at once")
 
+  val LogStoreImpl: Setting[String] = Setting.checked("spark.silt.logStore.<scheme>.impl", "by scheme",
+    s"one of ${LogStoreName.All.mkString(", ")} or a class name",
+    "how commits to paths of `<scheme>` are created atomically (see Object stores)") { v =>
+    LogStoreName.All.exists(_.equalsIgnoreCase(v)) || v.matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)+")
+  }
+
   val OptimizeMaxFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.maxFileSize", Some(1L << 30), "1g",
     "bin size of compaction; ZORDER writes about input bytes / this many files")
 
@@ -65,7 +71,7 @@ object SiltSettings {
   val UserMetadata: Setting[String] = Setting.string("spark.silt.commitInfo.userMetadata",
     "`userMetadata` of every commit of the session (a write's option wins)")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, OptimizeMaxFileSize,
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
     AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata)
@@ -80,11 +86,12 @@ object SiltSettings {
   def checkSession(conf: RuntimeConfig): Unit = {
     val set = conf.getAll.filter(_._1.toLowerCase.startsWith(Prefix))
     // Spark's settings are case-sensitive: a key in another case would be silently ignored.
-    set.keys.find(k => !declared(k)).foreach { k =>
+    set.keys.find(k => !declared(k) && !all.exists(_.matches(k))).foreach { k =>
       val detail = all.find(_.key.equalsIgnoreCase(k)).map(s => s"setting $k is spelt ${s.key}")
         .getOrElse(s"unknown setting $k; Silt's settings are ${all.map(_.key).mkString(", ")}")
       throw new UnsupportedOptionException(k, detail)
     }
     all.foreach(s => set.get(s.key).foreach(s.parseValue))
+    all.foreach(_.byPart(conf))
   }
 }

@@ -57,6 +57,10 @@ class ProtocolChangedException(detail: String) extends ConcurrentModificationExc
 /** A concurrent commit recorded the same application transaction (txnAppId) as this one. */
 class ConcurrentTransactionException(detail: String) extends ConcurrentModificationException(detail)
 
+/** The table's storage cannot create a commit atomically, so committing could silently lose another writer's commit. */
+class AtomicCommitUnavailableException(val path: String, detail: String)
+    extends SiltException(s"cannot commit $path safely: $detail")
+
 /** An operation that is not valid on this table or with these arguments. */
 class InvalidTableOperationException(detail: String, cause: Throwable = null)
     extends SiltException(detail, cause)

@@ -44,11 +44,10 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
   def list(fromVersion: Long = 0L): LogListing = {
     // Log names start with a 20-digit version: comparing that prefix as a string skips the older
     // history without parsing every name of a long log.
-    val fromPrefix = f"$fromVersion%020d"
+    val fromPrefix = if (fromVersion <= 0) "" else f"$fromVersion%020d"
     val keep: String => Boolean =
-      if (fromVersion <= 0) _ => true
-      else name => name.compareTo(fromPrefix) >= 0 && FileNames.classify(name).exists(_.version >= fromVersion)
-    val classified = store.list(logPath, keep).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
+      if (fromVersion <= 0) _ => true else name => FileNames.classify(name).exists(_.version >= fromVersion)
+    val classified = store.list(logPath, fromPrefix, keep).flatMap(st => FileNames.classify(st.getPath.getName).map(_ -> st))
     val commits = classified.collect { case (FileNames.CommitFile(v), st) => v -> st }.sortBy(_._1)
     val entries = LogFiles.monotonic(commits, Long.MinValue)
     val checkpoints = CheckpointInstance.complete(classified.collect { case (c: FileNames.CheckpointFile, st) => c -> st })

@@ -1,9 +1,7 @@
 package io.silt.log
 
-import java.io.{BufferedReader, InputStreamReader}
+import java.io.{BufferedReader, ByteArrayOutputStream, IOException, InputStreamReader}
 import java.nio.charset.StandardCharsets
-import java.nio.file.{FileAlreadyExistsException => NioFileExists, Files, Paths}
-import java.util.UUID
 
 import scala.collection.mutable.ArrayBuffer
 
@@ -11,33 +9,31 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 
 /**
- * Lists, reads and writes `_delta_log` files over a Hadoop FileSystem. Commits are created
+ * Lists, reads and writes `_delta_log` files of one kind of storage. Commits are created
  * atomically and only if absent: a reader never sees a half-written commit, and of two writers
- * racing for one version exactly one wins.
+ * racing for one version at most one wins. How a store achieves that differs per storage
+ * ([[LogStores]] picks one per URI scheme), and so does how far the guarantee reaches.
  */
-class LogStore(val hadoopConf: Configuration) {
+trait LogStore {
+  def hadoopConf: Configuration
+
+  /** The name a user gives this store in `spark.silt.logStore.<scheme>.impl`. */
+  def name: String
+
+  /** Whether writers in different processes (or clusters) racing for one file can never both win. */
+  def atomicAcrossProcesses: Boolean
 
   def fs(path: Path): FileSystem = path.getFileSystem(hadoopConf)
 
   /**
-   * The entries of a directory whose names `keep` accepts, sorted by name; empty when it does
-   * not exist. On a local disk only the accepted names are stat'ed, so listing the tail of a
-   * long log costs the tail, not the history.
+   * The files of a directory whose names are at least `from` and that `keep` accepts, sorted by
+   * name; empty when it does not exist.
    */
-  def list(dir: Path, keep: String => Boolean = _ => true): Seq[FileStatus] = {
-    val fileSystem = fs(dir)
-    if (fileSystem.getScheme == "file") {
-      val names = Option(new java.io.File(dir.toUri).list()).getOrElse(Array.empty[String])
-      names.filter(keep).sorted.toSeq.flatMap { name =>
-        // a name may vanish between listing and stat (log cleanup, a failed writer's temp file)
-        try Some(fileSystem.getFileStatus(new Path(dir, name))).filterNot(_.isDirectory)
-        catch { case _: java.io.FileNotFoundException => None }
-      }
-    } else {
-      try fileSystem.listStatus(dir).toSeq.filter(st => !st.isDirectory && keep(st.getPath.getName)).sortBy(_.getPath.getName)
-      catch { case _: java.io.FileNotFoundException => Nil }
-    }
-  }
+  def list(dir: Path, from: String = "", keep: String => Boolean = _ => true): Seq[FileStatus] =
+    try fs(dir).listStatus(dir).toSeq
+      .filter(st => !st.isDirectory && st.getPath.getName >= from && keep(st.getPath.getName))
+      .sortBy(_.getPath.getName)
+    catch { case _: java.io.FileNotFoundException => Nil }
 
   def readLines(path: Path): Seq[String] = {
     val in = fs(path).open(path)
@@ -53,38 +49,54 @@ class LogStore(val hadoopConf: Configuration) {
     } finally in.close()
   }
 
-  /**
-   * Writes `lines` to `path` unless it exists. Returns false when another writer got there first.
-   * On the local file system a hard link gives the atomic create-if-absent that rename does not.
-   */
-  def writeIfAbsent(path: Path, lines: Seq[String]): Boolean = {
-    val content = lines.mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8)
-    val fileSystem = fs(path)
-    val tmp = new Path(path.getParent, s".${path.getName}.${UUID.randomUUID()}.tmp")
-    if (fileSystem.getScheme == "file") {
-      val target = Paths.get(path.toUri)
-      val tmpFile = Paths.get(tmp.toUri)
-      Files.createDirectories(target.getParent)
-      Files.write(tmpFile, content)
-      try {
-        Files.createLink(target, tmpFile)
-        true
-      } catch {
-        case _: NioFileExists => false
-      } finally Files.deleteIfExists(tmpFile)
-    } else {
-      val out = fileSystem.create(tmp, false)
-      try out.write(content) finally out.close()
-      // HDFS-like file systems fail a rename onto an existing file instead of replacing it.
-      val renamed = try fileSystem.rename(tmp, path) finally fileSystem.delete(tmp, false)
-      renamed
-    }
-  }
+  /** Writes `lines` to `path` unless it exists. Returns false when another writer got there first. */
+  final def writeIfAbsent(path: Path, lines: Seq[String]): Boolean =
+    createIfAbsent(path, lines.mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8))
+
+  protected def createIfAbsent(path: Path, content: Array[Byte]): Boolean
 
   /** Writes a file that is not a commit (e.g. `_last_checkpoint`), replacing any old one. */
   def overwrite(path: Path, lines: Seq[String]): Unit = {
-    val fileSystem = fs(path)
-    val out = fileSystem.create(path, true)
+    val out = fs(path).create(path, true)
     try out.write(lines.mkString("", "\n", "\n").getBytes(StandardCharsets.UTF_8)) finally out.close()
+  }
+
+  /** The bytes of `path`, or None when it does not exist. */
+  protected def readIfExists(path: Path): Option[Array[Byte]] = {
+    val in = try fs(path).open(path) catch { case _: java.io.FileNotFoundException => return None }
+    try {
+      val out = new ByteArrayOutputStream()
+      in.transferTo(out)
+      Some(out.toByteArray)
+    } catch {
+      case _: java.io.FileNotFoundException => None
+    } finally in.close()
+  }
+
+  /**
+   * Creates `path` with `create`, which must fail rather than replace an existing file, and tells
+   * whether `content` is what the path now holds. A failed create is judged by reading the file
+   * back: every commit's content is unique (its commitInfo carries a fresh txnId, the write id), so
+   * finding our own bytes means that our request landed even though it reported a failure (a PUT
+   * retried after its first attempt succeeded gets 412); other bytes mean another writer won. A
+   * failure that left no file (a 409 from a store that saw a concurrent request) is retried.
+   */
+  protected def createVerified(path: Path, content: Array[Byte], attempts: Int = 3)(create: => Unit): Boolean = {
+    var attempt = 1
+    while (true) {
+      try {
+        create
+        return true
+      } catch {
+        case e: IOException =>
+          readIfExists(path) match {
+            case Some(existing) => return java.util.Arrays.equals(existing, content)
+            case None if attempt < attempts => Thread.sleep(50L * attempt)
+            case None => throw e
+          }
+      }
+      attempt += 1
+    }
+    throw new IllegalStateException("unreachable")
   }
 }

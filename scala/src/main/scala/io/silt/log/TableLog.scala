@@ -7,13 +7,14 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 
 /** How a table's log is read, captured from the session when the table is opened. */
-final case class LogOptions(allowFilesOutside: Boolean = false)
+final case class LogOptions(allowFilesOutside: Boolean = false, logStores: Map[String, String] = Map.empty)
 
 object LogOptions {
   /** The session's log options; opening a table is where a misspelt or invalid `spark.silt.*` setting is refused. */
   def from(spark: SparkSession): LogOptions = {
     SiltSettings.checkSession(spark.conf)
-    LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark))
+    LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark),
+      logStores = SiltSettings.LogStoreImpl.byPart(spark.conf))
   }
 }
 
@@ -23,7 +24,7 @@ object LogOptions {
  * replays new commits. Listing is [[LogFiles]]'s, building a snapshot [[SnapshotLoader]]'s.
  */
 final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configuration, val options: LogOptions) {
-  val store: LogStore = new LogStore(hadoopConf)
+  val store: LogStore = LogStores.forPath(tablePath, hadoopConf, options.logStores)
   val files: LogFiles = new LogFiles(tablePath, store)
   private val loader = new SnapshotLoader(files, options)
   def logPath: Path = files.logPath

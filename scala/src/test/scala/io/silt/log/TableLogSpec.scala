@@ -67,7 +67,7 @@ class TableLogSpec extends AnyFunSuite {
 
   test("of many writers racing for one version, exactly one wins") {
     val dir = newTable()
-    val store = new LogStore(conf)
+    val store = new LocalLogStore(conf)
     val target = FileNames.commitPath(new Path(dir.resolve("_delta_log").toUri), 0)
     val pool = Executors.newFixedThreadPool(8)
     val start = new CountDownLatch(1)
