@@ -35,6 +35,9 @@ lazy val root = (project in file("."))
     ivyConfigurations += Antlr,
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      // S3A and the SDK's S3 client, for listing a log on S3 from a key on (the user's session brings them).
+      ("org.apache.hadoop" % "hadoop-aws" % "3.5.0" % Provided).exclude("software.amazon.awssdk", "bundle"),
+      "software.amazon.awssdk" % "s3" % "2.35.4" % Provided,
       "org.antlr" % "antlr4" % antlrVersion % Antlr,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,

@@ -1,4 +1,4 @@
-"""A writer process for the S3 tests: `s3_worker.py append PATH WRITER N FS_CONF_JSON BARRIER_DIR WRITERS`
+"""A writer process for the S3 tests: `s3_worker.py append|append-acked PATH WRITER N FS_CONF_JSON BARRIER_DIR WRITERS`
 appends rows (WRITER, 0..N-1) to the table at PATH, one commit each, once all WRITERS processes have
 started (so that they race); appends rebase over each other by themselves."""
 import json
@@ -18,9 +18,11 @@ def main():
     deadline = time.monotonic() + 300
     while len(list(Path(barrier).iterdir())) < int(writers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if command == "append":
-        for i in range(int(n)):
-            spark.createDataFrame([(int(writer), i)], "writer int, n int").write.format("silt").mode("append").save(path)
+    # `append` N commits; `append-acked` the same, printing each one committed (a test kills it on the way)
+    for i in range(int(n)):
+        spark.createDataFrame([(int(writer), i)], "writer int, n int").write.format("silt").mode("append").save(path)
+        if command == "append-acked":
+            print(f"committed {i}", flush=True)
     spark.stop()
 
 

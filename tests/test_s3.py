@@ -80,6 +80,10 @@ def test_the_main_user_paths_on_s3(spark, s3, tmp_path):
     # every commit file is on the server, and no temporary file was left in the log
     assert commit_versions(s3, "main") == list(range(7))  # and VACUUM START, VACUUM END
     assert not [f for f in s3.local_path("main", "_delta_log").iterdir() if f.name.startswith(".")]
+    # the log's tail is listed from a version on (S3's start-after listing)
+    listing = spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, p).listing(5)
+    assert [listing.commits().apply(i).version() for i in range(listing.commits().size())] == [5, 6]
+    assert listing.checkpoints().size() == 0 and listing.startsAtFrom()
 
 
 def test_writers_in_four_processes_racing_for_the_same_versions(spark, s3, tmp_path):
@@ -138,3 +142,53 @@ def test_delta_rs_reads_the_s3_table(spark, s3):
     got = sorted(r["id"] for r in table.to_pyarrow_table().to_pylist())
     assert got == list(range(10, 100))
     assert table.version() == 1
+
+
+def test_v2_checkpoints_with_sidecars_and_log_cleanup_on_s3(spark, s3):
+    p = s3.url("v2")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', "
+              "'delta.checkpointInterval' = '3', 'delta.logRetentionDuration' = 'interval 0 hours')")
+    spark.conf.set("spark.silt.checkpoint.v2.filesPerSidecar", "2")
+    try:
+        for i in range(8):
+            spark.range(i * 10, i * 10 + 10).write.format("silt").mode("append").save(p)
+    finally:
+        spark.conf.unset("spark.silt.checkpoint.v2.filesPerSidecar")
+    assert [r[0] for r in rows(spark, p)] == list(range(80))
+    sidecars = list(s3.local_path("v2", "_delta_log", "_sidecars").iterdir())
+    assert len(sidecars) >= 4  # the files of the last checkpoint (8 of them), two per sidecar
+    assert commit_versions(s3, "v2")[0] > 0  # commits before a checkpoint were cleaned up
+    # the oldest version left (a checkpoint) is still readable by time travel
+    assert len(rows(spark, p, versionAsOf=commit_versions(s3, "v2")[0])) > 0
+
+
+@pytest.mark.parametrize("trial", range(2))
+def test_a_writer_killed_in_the_middle_of_its_commits_leaves_the_table_readable(spark, s3, tmp_path, trial):
+    import random
+    import signal
+    import time
+
+    p = s3.url(f"killed-{trial}")
+    spark.createDataFrame([(-1, -1)], "writer int, n int").write.format("silt").save(p)
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    worker = subprocess.Popen([sys.executable, str(WORKER), "append-acked", p, "0", "1000", json.dumps(s3.hadoop_conf()),
+                               str(barrier), "1"], env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
+    acked = []
+    line = worker.stdout.readline()  # the first commit: then kill it at some moment of a later one
+    acked.append(int(line.split()[1]))
+    deadline = time.monotonic() + random.Random(trial).uniform(0.2, 1.5)
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+    worker.send_signal(signal.SIGKILL)
+    out, _ = worker.communicate()
+    acked += [int(x.split()[1]) for x in out.splitlines() if x.startswith("committed")]
+    got = [r for r in rows(spark, p) if r != (-1, -1)]
+    ns = [n for _, n in got]
+    # every acknowledged commit is there, each row once, and nothing past the one in flight
+    assert ns == list(range(len(ns))) and len(ns) in (len(acked), len(acked) + 1)
+    assert commit_versions(s3, f"killed-{trial}") == list(range(len(ns) + 1))
+    # and the table takes the next commit
+    spark.createDataFrame([(1, 0)], "writer int, n int").write.format("silt").mode("append").save(p)
+    assert (1, 0) in rows(spark, p)

@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.Path
  * of processes or clusters never both win. Never a rename: on S3 that is a copy after an
  * existence check, and a racing writer's commit would be silently replaced.
  */
-final class ConditionalCreateLogStore(val hadoopConf: Configuration) extends LogStore {
+final class ConditionalCreateLogStore(val hadoopConf: Configuration) extends LogStore with S3StartAfterListing {
   def name: String = LogStoreName.ConditionalCreate
   def atomicAcrossProcesses: Boolean = true
 

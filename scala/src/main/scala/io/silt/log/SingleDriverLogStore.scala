@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path
  * check that the file is absent and create it. Writers in other processes are not excluded; as Delta Lake's
  * single-driver S3 store, it is safe only under that promise.
  */
-final class SingleDriverLogStore(val hadoopConf: Configuration) extends LogStore {
+final class SingleDriverLogStore(val hadoopConf: Configuration) extends LogStore with S3StartAfterListing {
   def name: String = LogStoreName.SingleDriver
   def atomicAcrossProcesses: Boolean = false
 
