@@ -6,7 +6,8 @@
                                                      flags go after the name they belong to
     python -m bench peers --help                     one benchmark's flags
 
-Names: optimize, dv, checkpoint_open, checkpoint_write, checkpoint_million, write, skipping, peers
+Names: optimize, dv, checkpoint_open, checkpoint_write, checkpoint_million, write, skipping, peers,
+commits
 (`checkpoint` = the three checkpoint ones). Each benchmark runs in a child process, one at a time,
 writes bench/results/<name>.json and adds its rows to the table printed at the end. Scratch tables
 go to bench/results/tmp/ (ignored by git), removed at the end.

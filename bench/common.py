@@ -39,8 +39,8 @@ def delta_package():
     return DELTA_PACKAGE
 
 
-def build_spark(engine="silt", extra_conf=None):
-    """The benchmarks' SparkSession (local[2], SESSION_CONF) with Silt or the reference Delta Lake."""
+def build_spark(engine="silt", extra_conf=None, storage=None):
+    """The benchmarks' SparkSession (local[2], SESSION_CONF) with Silt (and `storage`'s jars) or the reference Delta Lake."""
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.master(MASTER).appName(f"silt-bench-{engine}")
     conf = dict(SESSION_CONF, **{"spark.sql.warehouse.dir": str(SCRATCH_DIR / f"warehouse-{engine}")})
@@ -48,7 +48,7 @@ def build_spark(engine="silt", extra_conf=None):
         builder = builder.config(k, v)
     if engine == "silt":
         import silt
-        builder = silt.configure(builder)
+        builder = silt.configure(builder, storage=storage)
     elif engine == "delta":
         builder = (builder.config("spark.jars.packages", delta_package())
                    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
@@ -61,11 +61,11 @@ def build_spark(engine="silt", extra_conf=None):
 
 
 @contextmanager
-def bench_session(scratch, engine="silt", extra_conf=None):
+def bench_session(scratch, engine="silt", extra_conf=None, storage=None):
     """The benchmark SparkSession with an empty scratch folder; both gone afterwards."""
     rm(scratch)
     Path(scratch).mkdir(parents=True)
-    spark = build_spark(engine, extra_conf)
+    spark = build_spark(engine, extra_conf, storage)
     try:
         yield spark
     finally:
@@ -73,7 +73,7 @@ def bench_session(scratch, engine="silt", extra_conf=None):
         rm(scratch)
 
 
-def measure_and_save(measure, scratch=None):
+def measure_and_save(measure, scratch=None, storage=None):
     """Runs measure() (or measure(spark) in a fresh Silt session and scratch folder when `scratch`
     is given), saves its result with the total seconds and the environment
     (bench/results/<benchmark>.json), and returns it."""
@@ -82,7 +82,7 @@ def measure_and_save(measure, scratch=None):
     if scratch is None:
         result = measure()
     else:
-        with bench_session(scratch) as spark:
+        with bench_session(scratch, storage=storage) as spark:
             result = measure(spark)
     result["total_seconds"] = time.perf_counter() - t0
     save_result(result, env)

@@ -19,10 +19,12 @@ def main():
     while len(list(Path(barrier).iterdir())) < int(writers) and time.monotonic() < deadline:
         time.sleep(0.05)
     # `append` N commits; `append-acked` the same, printing each one committed (a test kills it on the way)
+    print(f"started {time.time()}", flush=True)
     for i in range(int(n)):
         spark.createDataFrame([(int(writer), i)], "writer int, n int").write.format("silt").mode("append").save(path)
         if command == "append-acked":
             print(f"committed {i}", flush=True)
+    print(f"finished {time.time()}", flush=True)
     spark.stop()
 
 

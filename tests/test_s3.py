@@ -176,7 +176,10 @@ def test_a_writer_killed_in_the_middle_of_its_commits_leaves_the_table_readable(
                                str(barrier), "1"], env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True)
     acked = []
-    line = worker.stdout.readline()  # the first commit: then kill it at some moment of a later one
+    line = worker.stdout.readline()
+    while not line.startswith("committed"):  # the first commit: then kill it at some moment of a later one
+        assert line, "the writer ended before its first commit"
+        line = worker.stdout.readline()
     acked.append(int(line.split()[1]))
     deadline = time.monotonic() + random.Random(trial).uniform(0.2, 1.5)
     while time.monotonic() < deadline:

@@ -68,15 +68,21 @@ object Vacuum {
 
   private def key(p: Path): String = p.toUri.getPath
 
-  /** Every file under the table root outside `_delta_log` and hidden folders (`_x`, `.x`, but not `_x=y`). */
+  /**
+   * Every file under the table root outside `_delta_log` and hidden folders (`_x`, `.x`, but not
+   * `_x=y`), by one recursive listing: on an object store a listing of the prefix, with no
+   * directory markers needed.
+   */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
     def hidden(name: String) = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
+    val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
     val out = ArrayBuffer.empty[FileStatus]
-    def walk(dir: Path): Unit = fs.listStatus(dir).foreach { st =>
-      val name = st.getPath.getName
-      if (!hidden(name)) { if (st.isDirectory) walk(st.getPath) else out += st }
+    val files = fs.listFiles(root, true)
+    while (files.hasNext) {
+      val st = files.next()
+      val relative = st.getPath.toUri.getPath.stripPrefix(rootPath)
+      if (!relative.split('/').exists(hidden)) out += st
     }
-    walk(root)
     out.toSeq
   }
 
