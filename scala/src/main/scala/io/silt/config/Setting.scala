@@ -61,7 +61,7 @@ private[config] object Setting {
     new Setting(key, default.toString, doc, "a number from 0 to 1",
       v => v.toDoubleOption.filter(d => d >= 0 && d <= 1), Some(default))
 
-  /** A value `check` accepts (None: valid), `accepted` saying which. */
+  /** A string value that `check` accepts; `accepted` says which, for the error. */
   def checked(key: String, defaultText: String, accepted: String, doc: String)(check: String => Boolean): Setting[String] =
     new Setting(key, defaultText, doc, accepted, v => Some(v).filter(check), None)
 

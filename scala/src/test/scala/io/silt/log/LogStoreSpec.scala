@@ -57,4 +57,24 @@ class LogStoreSpec extends AnyFunSuite {
     val e = intercept[io.silt.errors.UnsupportedOptionException](store("s3a://b/t", Map("s3a" -> "com.example.NoSuchStore")))
     assert(e.getMessage.contains("spark.silt.logStore.s3a.impl") && e.getMessage.contains("names no class"))
   }
+
+  test("a store that ignores If-None-Match is found out before the first commit, and nothing is committed") {
+    val ignoring = new ConditionalCreateLogStore(conf) {
+      override protected def canCreateConditionally(path: Path) = true
+      override protected def conditionalPut(path: Path, content: Array[Byte]): Unit = put(path, content) // replaces
+    }
+    val p = newPath()
+    val e = intercept[io.silt.errors.AtomicCommitUnavailableException](ignoring.writeIfAbsent(p, Seq("x")))
+    assert(e.getMessage.contains("does not honour conditional creates") && e.getMessage.contains("single-driver"))
+    assert(!Files.exists(java.nio.file.Paths.get(p.toUri)))
+    assert(Files.list(java.nio.file.Paths.get(p.getParent.toUri)).count() == 0) // the probe is gone too
+    val honouring = new ConditionalCreateLogStore(conf) {
+      override protected def canCreateConditionally(path: Path) = true
+      override protected def conditionalPut(path: Path, content: Array[Byte]): Unit = {
+        val file = java.nio.file.Paths.get(path.toUri)
+        if (Files.exists(file)) throw new IOException("412 Precondition Failed") else put(path, content)
+      }
+    }
+    assert(honouring.writeIfAbsent(p, Seq("x")) && !honouring.writeIfAbsent(p, Seq("y")))
+  }
 }
