@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
-import io.silt.write.{TableDefinition, TableWriter, WriteOptions}
+import io.silt.write.{AddColumns, ChangeColumn, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
@@ -58,6 +58,19 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
+    case t: SiltTableV2 if changes.nonEmpty && changes.forall(_.isInstanceOf[TableChange.ColumnChange]) =>
+      val schema =
+        if (changes.forall(_.isInstanceOf[TableChange.AddColumn])) AddColumns.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.AddColumn]))
+        else if (changes.exists(_.isInstanceOf[TableChange.AddColumn])) throw new InvalidTableOperationException(
+          s"ALTER TABLE ${t.name()}: add columns in a statement of their own")
+        else ChangeColumn.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.ColumnChange]))
+      // the catalog keeps partition columns last
+      t.catalogTable.foreach { entry =>
+        val (parts, data) = schema.fields.partition(f => entry.partitionColumnNames.exists(_.equalsIgnoreCase(f.name)))
+        spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ entry.partitionColumnNames.flatMap(
+          n => parts.find(_.name.equalsIgnoreCase(n))))))
+      }
+      loadTable(ident)
     case t: SiltTableV2 =>
       val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
       val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }

@@ -44,12 +44,14 @@ final class ConflictChecker(
     }
     val winnerBlindAppend = winning.collectFirst { case c: CommitInfo => c.isBlindAppend }.flatten.getOrElse(false)
     val added = level match {
+      case _ if readSet.validatesRows => winning.collect { case a: AddFile if a.dataChange => a }
       case IsolationLevel.SnapshotIsolation => Nil
       case IsolationLevel.WriteSerializable if winnerBlindAppend => Nil
       case _ => winning.collect { case a: AddFile if a.dataChange => a }
     }
     def appended(a: AddFile, read: String) = conflict(new ConcurrentAppendException(_),
       s"added ${a.path}${partitionOf(a)}, which may hold rows this transaction read ($read)")
+    if (readSet.validatesRows) added.headOption.foreach(appended(_, "every row, checked against a new constraint"))
     if (readSet.wholeTable) added.headOption.foreach(appended(_, "the whole table"))
     added.find(a => readSet.partitionValues(ReadSet.partitionKey(a.partitionValues)))
       .foreach(appended(_, "partitions it replaces"))

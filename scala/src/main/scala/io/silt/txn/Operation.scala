@@ -65,6 +65,20 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** ALTER TABLE … ADD COLUMNS; each column a JSON object (`column`: the field, `position`), as Delta records them. */
+  final case class AddColumns(columns: Seq[String]) extends Operation {
+    def name: String = "ADD COLUMNS"
+    def parameters: Map[String, String] = Map("columns" -> columns.mkString("[", ",", "]"))
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  /** ALTER TABLE … ALTER COLUMN: the column as it is now (JSON) and, when it moved, its position. */
+  final case class ChangeColumn(column: String, position: Option[String]) extends Operation {
+    def name: String = "CHANGE COLUMN"
+    def parameters: Map[String, String] = Map("column" -> column) ++ position.map("position" -> _)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   final case class AddConstraint(constraint: String, expr: String) extends Operation {
     def name: String = "ADD CONSTRAINT"
     def parameters: Map[String, String] = Map("name" -> constraint, "expr" -> expr)

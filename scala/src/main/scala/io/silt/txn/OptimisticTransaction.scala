@@ -52,6 +52,16 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
   }
 
+  /**
+   * Every live file, recorded as read in full to check each row against a new rule (CHECK
+   * constraint, NOT NULL): a concurrent commit adding rows conflicts, even a blind append under
+   * WriteSerializable, since its rows were never checked.
+   */
+  def filesToValidate(): Seq[AddFile] = {
+    readSet = readSet.copy(validatesRows = true)
+    filesInPartitions(Nil)
+  }
+
   /** The live files of exactly these partitions (by value), recorded as read: what a dynamic overwrite replaces. */
   def filesInPartitionValues(partitions: Set[Map[String, String]]): Seq[AddFile] = {
     val keys = partitions.map(ReadSet.partitionKey)

@@ -14,7 +14,8 @@ final case class ReadSet(
     partitionPredicates: Seq[Expression] = Nil,
     files: Set[String] = Set.empty,
     partitionValues: Set[Map[String, String]] = Set.empty,
-    predicates: Seq[Expression] = Nil) {
+    predicates: Seq[Expression] = Nil,
+    validatesRows: Boolean = false) {
 
   def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty &&
     predicates.isEmpty

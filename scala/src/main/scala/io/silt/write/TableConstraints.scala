@@ -22,7 +22,7 @@ object TableConstraints {
         s"drop it first with ALTER TABLE … DROP CONSTRAINT $name")
     }
     val snapshot = txn.readSnapshot.get
-    txn.filesInPartitions(Nil)
+    txn.filesToValidate()
     val rows = spark.baseRelationToDataFrame(SiltRelation.forSnapshot(spark, snapshot))
     val check = expr(condition)
     val typed = rows.select(check).schema.head.dataType

@@ -1,0 +1,58 @@
+package io.silt.write
+
+import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
+import io.silt.log.{TableFeatures, TableLog}
+import io.silt.txn.{Operation, OptimisticTransaction}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.catalog.TableChange
+import org.apache.spark.sql.types.{StructField, StructType}
+
+/**
+ * ALTER TABLE … ALTER COLUMN on one column: its comment, DROP NOT NULL and its position (FIRST /
+ * AFTER). One commit, which Delta records as CHANGE COLUMN. As in Delta Lake, a nullable column
+ * cannot become NOT NULL and a column's type cannot change (no type widening).
+ */
+object ChangeColumn {
+  def run(spark: SparkSession, tablePath: Path, changes: Seq[TableChange.ColumnChange]): StructType = {
+    val paths = changes.map(_.fieldNames.toSeq).distinct
+    if (paths.size != 1) throw new InvalidTableOperationException(
+      s"ALTER TABLE $tablePath: change one column per statement, not ${paths.map(_.mkString(".")).mkString(", ")}")
+    val path = paths.head
+    val name = path.mkString(".")
+    def refuse(why: String): Nothing = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ALTER COLUMN $name: $why")
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
+    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
+    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val current = txn.metadata
+    var position: Option[TableChange.ColumnPosition] = None
+    var changed: Option[StructField] = None
+    val schema = SchemaPaths.updateStruct(current.schema, path.init, refuse) { s =>
+      var field = s.fields(SchemaPaths.indexOf(s, path.last, refuse))
+      changes.foreach {
+        case c: TableChange.UpdateColumnComment => field = field.withComment(c.newComment)
+        case c: TableChange.UpdateColumnNullability if field.nullable && !c.nullable =>
+          refuse("a nullable column cannot become NOT NULL (as in Delta Lake); add a CHECK constraint " +
+            s"($name IS NOT NULL), which checks the rows already there, instead")
+        case c: TableChange.UpdateColumnNullability => field = field.copy(nullable = c.nullable)
+        case c: TableChange.UpdateColumnPosition => position = Some(c.position)
+        case c: TableChange.UpdateColumnType if c.newDataType == field.dataType =>
+        case c: TableChange.UpdateColumnType =>
+          refuse(s"its type cannot change from ${field.dataType.simpleString} to ${c.newDataType.simpleString}")
+        case _: TableChange.RenameColumn | _: TableChange.DeleteColumn => refuse("renaming or dropping a column " +
+          "needs column mapping (delta.columnMapping.mode = 'name'), which Silt does not support yet")
+        case other => refuse(s"${other.getClass.getSimpleName} is not supported")
+      }
+      changed = Some(field)
+      if (position.isDefined) SchemaPaths.place(s.fields.toSeq, field, position, refuse)
+      else StructType(s.fields.map(f => if (f.name.equalsIgnoreCase(field.name)) field else f))
+    }
+    val field = changed.get
+    val m = current.copy(schemaString = schema.json)
+    txn.updateMetadata(m)
+    TableWriter.upgradeProtocol(txn, m)
+    txn.readFiles(Nil)
+    txn.commit(Nil, Operation.ChangeColumn(SchemaPaths.fieldJson(name, field), position.flatMap(SchemaPaths.describe)))
+    schema
+  }
+}
