@@ -31,8 +31,8 @@ object AddColumns {
   private def add(tablePath: Path, schema: StructType, c: TableChange.AddColumn): StructType = {
     val name = c.fieldNames.mkString(".")
     def refuse(why: String) = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ADD COLUMNS $name: $why")
-    if (!c.isNullable) refuse("a new column must be nullable (the rows already written have no value for it); " +
-      "add it nullable, fill it with UPDATE, then ALTER COLUMN … SET NOT NULL")
+    if (!c.isNullable) refuse("a new column must be nullable (the rows already written have no value for it), as " +
+      s"in Delta Lake; add it nullable, fill it with UPDATE, then add a CHECK constraint ($name IS NOT NULL)")
     if (c.defaultValue != null) refuse("column defaults (the allowColumnDefaults table feature) are not supported")
     val field = newField(c)
     SchemaPaths.updateStruct(schema, c.fieldNames.toSeq.init, refuse) { s =>
