@@ -110,3 +110,17 @@ def test_a_new_check_constraint_conflicts_with_a_concurrent_append_even_under_wr
     assert isinstance(error, silt.ConcurrentAppendException), error
     assert "checked against a new constraint" in str(error)
     assert "delta.constraints.v_set" not in spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"]
+
+
+def test_merge_with_schema_evolution_is_refused_rather_than_dropping_the_new_columns(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)
+    merge = (f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 1L AS id, 'b' AS v, 'new' AS extra) s "
+             "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    with pytest.raises(silt.UnsupportedOptionException, match="WITH SCHEMA EVOLUTION .* ADD COLUMNS"):
+        silt.errors.reraise(lambda: spark.sql(merge))
+    assert spark.sql(f"DESCRIBE HISTORY '{p}'").count() == 1
+    # the way that works today: add the column, then merge
+    spark.sql(f"ALTER TABLE silt.`{p}` ADD COLUMNS (extra STRING)")
+    spark.sql(merge.replace("WITH SCHEMA EVOLUTION ", ""))
+    assert spark.read.format("silt").load(p).where("id = 1").first()["extra"] == "new"

@@ -1,5 +1,6 @@
 package io.silt.dml
 
+import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.catalyst.plans.logical.{DeleteFromTable, LogicalPlan, MergeIntoTable, UpdateTable}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -11,7 +12,11 @@ object ResolveDml extends Rule[LogicalPlan] {
       DeleteCommand(t, if (cond == Literal.TrueLiteral) None else Some(cond))
     case u @ UpdateTable(t @ DmlTarget(_), assignments, cond) if u.resolved =>
       UpdateCommand(t, assignments, cond)
-    case m @ MergeIntoTable(t @ DmlTarget(_), source, cond, matched, notMatched, notMatchedBySource, _) if m.resolved =>
+    // Refused until it is built: ignored, it would drop the source's new columns without a word.
+    case MergeIntoTable(DmlTarget(t), _, _, _, _, _, true) => throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION",
+      s"MERGE WITH SCHEMA EVOLUTION into ${t.snapshot.tablePath} is not supported by Silt yet: add the source's new " +
+        "columns first (ALTER TABLE … ADD COLUMNS), then MERGE without it")
+    case m @ MergeIntoTable(t @ DmlTarget(_), source, cond, matched, notMatched, notMatchedBySource, false) if m.resolved =>
       MergeCommand(t, source, cond, matched, notMatched, notMatchedBySource)
   }
 }
