@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.config.SiltSettings
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{AddFile, Snapshot, TableLog}
+import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -26,10 +26,9 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   private final class Listed(val snapshot: Snapshot) {
     val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
     lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
-    // A followed table may gain deletion vectors between this and the listing of the same query: the reader
-    // built without them then refuses such a file (SiltParquetFileFormat) rather than read its deleted rows.
     lazy val scanFiles: ScanFiles = ScanFiles(files.iterator.map(_.size).maxOption.getOrElse(0L),
-      files.exists(_.deletionVector.isDefined))
+      // a followed table may gain deletion vectors between planning and listing: assume them where allowed
+      files.exists(_.deletionVector.isDefined) || (latest.isDefined && TableFeatures.deletionVectorsAllowed(snapshot.protocol)))
   }
   @volatile private var listed: Listed = _
 
