@@ -66,7 +66,6 @@ final case class SiltTableV2(
     new SiltWriteBuilder(spark, path, info.options.asCaseSensitiveMap.asScala.toMap)
   }
 
-  /** The file-scan relation of this table: at its time-travel snapshot, or following the table as it changes. */
-  def toRelation: HadoopFsRelation =
-    if (timeTravel == TimeTravel.Latest) SiltRelation.following(spark, log, snapshot) else SiltRelation.forSnapshot(spark, snapshot)
+  /** The file-scan relation of this table at its snapshot. */
+  def toRelation: HadoopFsRelation = SiltRelation.forSnapshot(spark, snapshot)
 }

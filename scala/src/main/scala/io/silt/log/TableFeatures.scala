@@ -12,9 +12,6 @@ object TableFeatures {
   val MaxWriterVersion = 7
 
   /** Reader features whose semantics this engine implements when reading. */
-  /** Whether files of a table with this protocol may carry deletion vectors. */
-  def deletionVectorsAllowed(p: Protocol): Boolean = p.readerFeatures.exists(_.contains("deletionVectors"))
-
   val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint")
 
   /** Writer features whose rules this engine follows when writing. */

@@ -1,8 +1,7 @@
 package io.silt.read
 
 import io.silt.config.SiltSettings
-import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
+import io.silt.log.{AddFile, Snapshot}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -14,38 +13,17 @@ import org.apache.spark.sql.types.StructType
 /**
  * The files of one snapshot (or a chosen subset, for rewrites), as Spark's file scan sees them:
  * partition pruning on the log's partition values, then min/max/null-count skipping on the
- * files' statistics. With `latest`, the index follows the table: each query over it lists the
- * table's latest snapshot (as Delta Lake's file index does), so that a DataFrame defined before a
- * write sees it when it runs again; `snapshot` stays the one it was defined at (its schema).
+ * files' statistics.
  */
-final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private val selected: Option[IndexedSeq[AddFile]],
-    latest: Option[TableLog] = None) extends FileIndex {
+final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private val selected: Option[IndexedSeq[AddFile]])
+    extends FileIndex {
   def this(spark: SparkSession, snapshot: Snapshot) = this(spark, snapshot, None)
 
-  /** The files, statistics and DV presence of one snapshot, computed once per version. */
-  private final class Listed(val snapshot: Snapshot) {
-    val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
-    lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
-    lazy val scanFiles: ScanFiles = ScanFiles(files.iterator.map(_.size).maxOption.getOrElse(0L),
-      // a followed table may gain deletion vectors between planning and listing: assume them where allowed
-      files.exists(_.deletionVector.isDefined) || (latest.isDefined && TableFeatures.deletionVectorsAllowed(snapshot.protocol)))
-  }
-  @volatile private var listed: Listed = _
-
-  /** What this index lists now: its snapshot's files, or the latest snapshot's when it follows the table. */
-  private def now: Listed = {
-    val s = latest.fold(snapshot)(log => SiltFileIndex.compatible(snapshot, log.latest()))
-    val l = listed
-    if (l != null && l.snapshot.version == s.version) l else { val fresh = new Listed(s); listed = fresh; fresh }
-  }
-
-  /** The files scanned: those chosen for a rewrite, else the (latest) snapshot's, read when first needed. */
-  def files: IndexedSeq[AddFile] = now.files
-
-  /** What the reader must be built for: the largest file, and whether deletion vectors may be met. */
-  def scanFiles: ScanFiles = now.scanFiles
+  /** The files scanned: those chosen for a rewrite, else the snapshot's (read when first needed). */
+  lazy val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
 
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+  private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
 
   override def rootPaths: Seq[Path] = Seq(snapshot.tablePath)
 
@@ -53,10 +31,9 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   /** The files a scan with these filters must read. */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
-    val l = now
-    val inPartitions = l.files.filter(PartitionPredicates.matcher(partitionFilters, partitionSchema, timeZone))
+    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters, partitionSchema, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
-    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, l.stats(a)))
+    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
   }
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
@@ -92,22 +69,4 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
 object SiltFileIndex {
   def skippingEnabled(spark: SparkSession): Boolean = SiltSettings.SkippingEnabled(spark)
-
-  /**
-   * `latest`, if a query defined at `defined` can read it: same partitioning, and every column it
-   * selects still there with its type (columns added since are not selected). Otherwise the
-   * DataFrame must be defined again, as in Delta Lake.
-   */
-  private def compatible(defined: Snapshot, latest: Snapshot): Snapshot = {
-    val then = defined.metadata
-    val now = latest.metadata
-    val samePartitioning = then.partitionColumns.map(_.toLowerCase) == now.partitionColumns.map(_.toLowerCase)
-    val columnsKept = then.schema.fields.forall(f => now.schema.fields.exists(n => n.name == f.name && n.dataType == f.dataType))
-    if (latest.version != defined.version && (then.id != now.id || !samePartitioning || !columnsKept)) {
-      throw new InvalidTableOperationException(s"the table at ${defined.tablePath} changed since this DataFrame was " +
-        s"defined at version ${defined.version} (now ${latest.version}: its id, partitioning or columns differ); " +
-        "read the table again")
-    }
-    latest
-  }
 }

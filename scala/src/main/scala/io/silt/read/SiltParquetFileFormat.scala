@@ -27,8 +27,7 @@ import org.apache.spark.util.SerializableConfiguration
 class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: () => ScanFiles = () => ScanFiles.Unknown)
     extends ParquetFileFormat {
 
-  // asked each time a query is planned: a relation that follows its table may have changed since the last
-  private def scanFiles: ScanFiles = Option(files).fold(ScanFiles.Unknown)(_())
+  @transient private lazy val scanFiles: ScanFiles = Option(files).fold(ScanFiles.Unknown)(_())
 
   override def isSplitable(spark: SparkSession, options: Map[String, String], path: Path): Boolean =
     !wholeFiles && super.isSplitable(spark, options, path)
@@ -52,15 +51,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
       options: Map[String, String],
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     if (!scanFiles.withDeletionVectors) {
-      val read = namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
-      // Never read a file's deleted rows: one with a DV here means the table changed under the plan.
-      return (file: PartitionedFile) => {
-        if (file.otherConstantMetadataColumnValues.contains(DeletedRowFilter.DescriptorKey)) {
-          throw new IllegalStateException(s"${file.filePath} has a deletion vector, but the reader was planned for files " +
-            "without: the table changed while the query was planned; run it again")
-        }
-        read(file)
-      }
+      return namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf))
     }
     val keepRowIndex = requiredSchema.fieldNames.contains(rowIndexName)
     val readSchema = if (keepRowIndex) requiredSchema else requiredSchema.add(StructField(rowIndexName, LongType, nullable = true))

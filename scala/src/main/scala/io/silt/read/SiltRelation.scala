@@ -7,12 +7,8 @@ import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 /** Builds the relation Spark scans for a Silt table at one snapshot. */
 object SiltRelation {
 
-  /** The relation of a read by path: at a time-travel version, or following the table as it changes. */
-  def apply(spark: SparkSession, path: String, timeTravel: TimeTravel): HadoopFsRelation = {
-    val log = TableLog.forPath(spark, path)
-    val snapshot = timeTravel.snapshot(log)
-    if (timeTravel == TimeTravel.Latest) following(spark, log, snapshot) else forSnapshot(spark, snapshot)
-  }
+  def apply(spark: SparkSession, path: String, timeTravel: TimeTravel): HadoopFsRelation =
+    forSnapshot(spark, timeTravel.snapshot(TableLog.forPath(spark, path)))
 
   /**
    * The data schema handed to Spark is the whole table schema: Spark then keeps partition
@@ -20,10 +16,6 @@ object SiltRelation {
    */
   def forSnapshot(spark: SparkSession, snapshot: Snapshot): HadoopFsRelation =
     relation(spark, snapshot, new SiltFileIndex(spark, snapshot))
-
-  /** The relation of a query of the table as it is: each run lists the latest snapshot of `log` (schema: `snapshot`'s). */
-  def following(spark: SparkSession, log: TableLog, snapshot: Snapshot): HadoopFsRelation =
-    relation(spark, snapshot, new SiltFileIndex(spark, snapshot, None, Some(log)))
 
   /** A relation over some of the snapshot's files only (what a rewrite reads); `wholeFiles`: never split a file. */
   def forFiles(spark: SparkSession, snapshot: Snapshot, files: IndexedSeq[AddFile], wholeFiles: Boolean = false): HadoopFsRelation =
@@ -36,7 +28,8 @@ object SiltRelation {
       partitionSchema = metadata.partitionSchema,
       dataSchema = metadata.schema,
       bucketSpec = None,
-      fileFormat = new SiltParquetFileFormat(wholeFiles, () => index.scanFiles),
+      fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
+        index.files.exists(_.deletionVector.isDefined))),
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }
