@@ -8,7 +8,6 @@ racing conditional PUTs could both succeed). Requests are signed (AWS v4) with a
     server.url("bucket", "table")         # s3a://bucket/table
     server.stop()
 """
-import os
 import shutil
 import socket
 import subprocess
@@ -118,15 +117,3 @@ class S3Server:
             "AWS_FORCE_PATH_STYLE": "true",
         }
 
-
-if __name__ == "__main__":  # a manual check: start, print the endpoint, wait
-    import sys
-    import tempfile
-
-    s = S3Server.start(Path(tempfile.mkdtemp()))
-    print(s.endpoint, flush=True)
-    try:
-        time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 3600)
-    finally:
-        s.stop()
-    os._exit(0)

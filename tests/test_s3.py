@@ -45,7 +45,7 @@ def commit_versions(server, name):
     return sorted(int(p.name[:20]) for p in log.iterdir() if p.name.endswith(".json") and p.name[:20].isdigit())
 
 
-def test_the_main_user_paths_on_s3(spark, s3, tmp_path):
+def test_the_main_user_paths_on_s3(spark, s3):
     p = s3.url("main")
     data = spark.range(0, 2000).select("id", (F.col("id") % 4).alias("part"), (F.col("id") * 7 % 1000).alias("x"))
     data.write.format("silt").partitionBy("part").option("delta.enableDeletionVectors", "true").save(p)
@@ -113,7 +113,7 @@ def test_writers_in_four_processes_racing_for_the_same_versions(spark, s3, tmp_p
 
 
 def test_without_conditional_create_commits_are_refused_unless_single_driver(spark, s3):
-    p = f"s3a://silt-unsafe/t"
+    p = "s3a://silt-unsafe/t"
     with pytest.raises(silt.AtomicCommitUnavailableException, match="spark.silt.logStore.s3a.impl = single-driver"):
         silt.errors.reraise(lambda: spark.range(3).write.format("silt").save(p))
     assert not (s3.root / "data" / "silt-unsafe" / "t" / "_delta_log" / f"{0:020d}.json").exists()
