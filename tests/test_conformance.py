@@ -17,10 +17,7 @@ import pytest
 from conftest import CONFORMANCE_DIR, copy_table, load_canon
 
 # The one list of not-yet-implemented features: feature tag -> why.
-NOT_YET = {
-    "column-mapping-id": "column mapping (id mode) not implemented",
-    "column-mapping-name": "column mapping (name mode) not implemented",
-}
+NOT_YET: dict[str, str] = {}
 
 # expect_error tables: words in the expected file's `why` -> the Silt error that names the problem,
 # plus text its message must contain.

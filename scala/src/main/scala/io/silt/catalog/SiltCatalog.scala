@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
-import io.silt.log.TableLog
+import io.silt.log.{ColumnMapping, TableLog}
 import io.silt.read.TimeTravel
 import io.silt.write.{AddColumns, ChangeColumn, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
@@ -169,7 +169,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     TableLog.forPath(session, location.toString).latestOption() match {
       case Some(existing) =>
         // CREATE TABLE over an existing Silt table: adopt it; a stated schema must agree.
-        if (schema.nonEmpty && !sameColumns(schema, existing.metadata.schema)) {
+        if (schema.nonEmpty && !sameColumns(schema, ColumnMapping.logicalSchema(existing.metadata.schema))) {
           throw new SchemaMismatchException(s"the location $location already holds a Delta table with schema " +
             s"${existing.metadata.schema.simpleString}, not ${schema.simpleString}: CREATE TABLE without a schema " +
             "registers it as it is, CREATE OR REPLACE TABLE replaces it")
@@ -199,7 +199,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     val tableId = SiltCatalog.tableIdentifier(ident, session)
     val snapshot = TableLog.forPath(session, location.toString).latest()
     val partCols = snapshot.metadata.partitionColumns
-    val tableSchema = snapshot.metadata.schema
+    val tableSchema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
     // Spark's catalog wants partition columns last; the log keeps the real column order.
     val catalogSchema = StructType(tableSchema.filterNot(f => partCols.contains(f.name)) ++
       partCols.map(c => tableSchema(c)))

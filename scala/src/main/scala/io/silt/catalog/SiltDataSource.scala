@@ -5,7 +5,8 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{ActionCodec, TableLog}
+import io.silt.log.{ActionCodec, ColumnMapping, TableLog}
+import scala.util.chaining._
 import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
@@ -47,7 +48,7 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType =
     TableLog.forPath(org.apache.spark.sql.SparkSession.active, SiltDataSource.pathOf(options.asScala.toMap))
-      .latest().metadata.schema
+      .latest().metadata.schema.pipe(ColumnMapping.logicalSchema)
 
   override def supportsExternalMetadata(): Boolean = true
 

@@ -4,7 +4,7 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import io.silt.log.{Snapshot, TableLog}
+import io.silt.log.{ColumnMapping, Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
 import io.silt.write.{SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path
@@ -36,7 +36,7 @@ final case class SiltTableV2(
 
   // Nullable to Spark: its own not-null assertion on INSERT and UPDATE fails without naming the
   // column, while Silt checks NOT NULL columns on every write itself (write.Constraints), naming it.
-  override def schema(): StructType = SchemaEvolution.asNullable(snapshot.metadata.schema)
+  override def schema(): StructType = SchemaEvolution.asNullable(ColumnMapping.logicalSchema(snapshot.metadata.schema))
 
   override def partitioning(): Array[Transform] =
     snapshot.metadata.partitionColumns.map(c => Expressions.identity(c): Transform).toArray

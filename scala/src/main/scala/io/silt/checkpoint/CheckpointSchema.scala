@@ -59,7 +59,7 @@ object CheckpointSchema {
 
   /** The typed form of `add.stats` for this table: what `stats_parsed` holds. */
   def statsSchema(metadata: Metadata): StructType = {
-    val columns = StatsColumn.forTable(metadata.dataSchema, metadata.configuration)
+    val columns = StatsColumn.forTable(metadata.dataSchema, metadata)
     def nested(cols: Seq[StatsColumn], depth: Int, leaf: StatsColumn => DataType): StructType = StructType(
       cols.groupBy(_.path(depth)).toSeq.sortBy { case (n, _) => cols.indexWhere(_.path(depth) == n) }.map { case (name, group) =>
         if (group.size == 1 && group.head.path.length == depth + 1) StructField(name, leaf(group.head))

@@ -96,9 +96,11 @@ object CheckpointWriter {
     var parsed: Column = add.withField("stats_parsed", from_json(add.getField("stats"), CheckpointSchema.statsSchema(m)))
     if (m.partitionColumns.nonEmpty) {
       val tz = df.sparkSession.sessionState.conf.sessionLocalTimeZone
+      // keyed, as the partition values are, by physical name
       val values = m.partitionSchema.fields.map { f =>
-        val raw = SparkInternals.expression(add.getField("partitionValues").getItem(f.name))
-        SparkInternals.column(PartitionValues.decode(raw, f.dataType, tz)).as(f.name)
+        val key = ColumnMapping.of(m).partitionKey(f.name)
+        val raw = SparkInternals.expression(add.getField("partitionValues").getItem(key))
+        SparkInternals.column(PartitionValues.decode(raw, f.dataType, tz)).as(key)
       }
       parsed = parsed.withField("partitionValues_parsed", struct(values.toIndexedSeq: _*))
     }

@@ -38,7 +38,7 @@ object Restore {
         s"its data file ${a.path} has been deleted (by VACUUM)")
     }
     txn.filesInPartitions(Nil)
-    if (old.metadata != current.metadata) txn.updateMetadata(old.metadata)
+    if (old.metadata != current.metadata) txn.updateMetadata(old.metadata, replacingTable = true)
     val now = System.currentTimeMillis()
     val metrics = RestoreMetrics(old.sizeInBytes, old.numFiles.toLong, toRemove.size.toLong, toRestore.size.toLong,
       toRemove.map(_.size).sum, toRestore.map(_.size).sum)

@@ -12,12 +12,12 @@ object TableFeatures {
   val MaxWriterVersion = 7
 
   /** Reader features whose semantics this engine implements when reading. */
-  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint")
+  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint", "columnMapping")
 
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
     Set("appendOnly", "invariants", "checkConstraints", "timestampNtz", "vacuumProtocolCheck", "domainMetadata",
-      "deletionVectors", "v2Checkpoint")
+      "deletionVectors", "v2Checkpoint", "columnMapping")
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -25,10 +25,9 @@ object TableFeatures {
       throw new UnsupportedTableFeatureException(tablePath, Seq(s"reader version ${p.minReaderVersion}"),
         s"Silt reads Delta reader versions up to $MaxReaderVersion")
     }
+    // Reader version 2 implies column mapping, which Silt reads.
     val missing = if (p.minReaderVersion == 3) {
       p.readerFeatures.getOrElse(Set.empty).diff(SupportedReaderFeatures).toSeq.sorted
-    } else if (p.minReaderVersion == 2 || TableProperties(m.configuration).columnMappingMode != ColumnMappingMode.None) {
-      Seq("columnMapping")
     } else Nil
     if (missing.nonEmpty) {
       throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
@@ -71,6 +70,10 @@ object TableFeatures {
       readerFeatures += "v2Checkpoint"
       writerFeatures += "v2Checkpoint"
     }
+    if (props.columnMappingMode != ColumnMappingMode.None) {
+      readerFeatures += "columnMapping"
+      writerFeatures += "columnMapping"
+    }
     if (props.appendOnly) {
       writerFeatures += "appendOnly"
     }
@@ -82,9 +85,11 @@ object TableFeatures {
     }
     val r = readerFeatures.result()
     val w = writerFeatures.result()
-    // Without reader features, the legacy writer version that implies the features is enough.
-    val legacy = (2 to 3).find(v => w.subsetOf(legacyWriterFeatures(v)))
+    // Without reader features (or with column mapping only, reader version 2), the legacy writer
+    // version that implies the features is enough.
+    val legacy = (2 to 5).find(v => w.subsetOf(legacyWriterFeatures(v)))
     if (r.isEmpty && legacy.isDefined) Protocol(1, legacy.get)
+    else if (r == Set("columnMapping") && legacy.isDefined) Protocol(2, math.max(5, legacy.get))
     else Protocol(3, 7, Some(r), Some(w ++ r))
   }
 

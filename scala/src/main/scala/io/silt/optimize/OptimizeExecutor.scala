@@ -6,7 +6,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
+import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableFeatures, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
 import io.silt.stats.StatsColumn
@@ -117,7 +117,7 @@ object OptimizeExecutor {
   /** ZORDER BY needs data columns with min/max statistics; anything else is named in an error. */
   private def validateZOrderColumns(snapshot: Snapshot, columns: Seq[String]): Unit = {
     val m = snapshot.metadata
-    val indexed = StatsColumn.forTable(m.dataSchema, m.configuration)
+    val indexed = StatsColumn.forTable(m.dataSchema, m)
     columns.foreach { c =>
       if (m.partitionColumns.exists(_.equalsIgnoreCase(c))) {
         throw new InvalidTableOperationException(s"ZORDER BY $c: $c is a partition column; " +
@@ -128,7 +128,8 @@ object OptimizeExecutor {
         throw new InvalidTableOperationException(s"ZORDER BY $c: the table has no column $c " +
           s"(columns: ${m.schema.fieldNames.mkString(", ")})")
       }
-      val stats = indexed.find(_.path.map(_.toLowerCase) == path.map(_.toLowerCase))
+      val physical = ColumnMapping.of(m).physicalPath(path).getOrElse(path)
+      val stats = indexed.find(_.path.map(_.toLowerCase) == physical.map(_.toLowerCase))
       if (!stats.exists(_.hasMinMax)) {
         throw new InvalidTableOperationException(s"ZORDER BY $c: column $c has no min/max statistics " +
           "(its type has none, or it is past delta.dataSkippingNumIndexedCols), so clustering on it cannot skip files")

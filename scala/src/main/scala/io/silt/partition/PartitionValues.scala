@@ -1,6 +1,6 @@
 package io.silt.partition
 
-import io.silt.log.AddFile
+import io.silt.log.{AddFile, ColumnMapping}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, EqualTo, Expression, If, Literal}
 import org.apache.spark.sql.types.{DataType, StringType, StructType}
@@ -30,10 +30,14 @@ object PartitionValues {
     v
   }
 
-  /** The typed partition values of a file as a row of `partitionSchema` (columns matched case-insensitively). */
+  /**
+   * The typed partition values of a file as a row of `partitionSchema`, the table's (its fields'
+   * physical names are the keys under column mapping; matched case-insensitively).
+   */
   def rowOf(add: AddFile, partitionSchema: StructType, timeZone: String): InternalRow = {
     val values = partitionSchema.fields.map { f =>
-      val raw = add.partitionValues.find(_._1.equalsIgnoreCase(f.name)).map(_._2).orNull
+      val key = ColumnMapping.physicalName(f)
+      val raw = add.partitionValues.find(_._1.equalsIgnoreCase(key)).map(_._2).orNull
       parse(raw, f.dataType, timeZone)
     }
     InternalRow.fromSeq(values.toSeq)

@@ -1,7 +1,7 @@
 package io.silt.read
 
 import io.silt.config.SiltSettings
-import io.silt.log.{AddFile, Snapshot}
+import io.silt.log.{AddFile, ColumnMapping, Snapshot}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -23,15 +23,18 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   lazy val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
 
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-  private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats)).toMap
+  private lazy val mapping = ColumnMapping.of(snapshot.metadata)
+  private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats, mapping)).toMap
+  /** The table's partition columns, with the physical names their values are keyed by. */
+  private def tablePartitions: StructType = snapshot.metadata.partitionSchema
 
   override def rootPaths: Seq[Path] = Seq(snapshot.tablePath)
 
-  override def partitionSchema: StructType = snapshot.metadata.partitionSchema
+  override def partitionSchema: StructType = ColumnMapping.logicalSchema(tablePartitions)
 
   /** The files a scan with these filters must read. */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
-    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters, partitionSchema, timeZone))
+    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters, tablePartitions, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
     else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
   }
@@ -39,7 +42,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
     val files = matchingFiles(partitionFilters, dataFilters)
     files.groupBy(_.partitionValues).toSeq.map { case (_, group) =>
-      PartitionDirectory(PartitionValues.rowOf(group.head, partitionSchema, timeZone), group.map(toStatus))
+      PartitionDirectory(PartitionValues.rowOf(group.head, tablePartitions, timeZone), group.map(toStatus))
     }
   }
 

@@ -2,6 +2,7 @@ package io.silt.read
 
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore}
 import io.silt.errors.MissingDataFileException
+import io.silt.log.{ColumnMapping, ColumnMappingMode}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.Job
@@ -22,9 +23,11 @@ import org.apache.spark.util.SerializableConfiguration
  * (see [[RowIndexCounter]]), and skip Parquet's vectored reads on the local file system.
  * `wholeFiles`: each file is read by one task, never split (so a task sees all the rows of the
  * files it reads). `files`: what the driver knows of the files a scan may read, asked when a
- * reader is built.
+ * reader is built. `mapping`: the table's column mapping; Spark asks for logical columns, the
+ * files are read by their physical names (and, in `id` mode, Parquet field ids).
  */
-class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: () => ScanFiles = () => ScanFiles.Unknown)
+class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: () => ScanFiles = () => ScanFiles.Unknown,
+    val mapping: ColumnMapping = ColumnMapping.Disabled)
     extends ParquetFileFormat {
 
   @transient private lazy val scanFiles: ScanFiles = Option(files).fold(ScanFiles.Unknown)(_())
@@ -43,6 +46,22 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
     super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType)))
 
   override def buildReaderWithPartitionValues(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    if (mapping.enabled) {
+      if (mapping.mode == ColumnMappingMode.Id) hadoopConf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED.key, true)
+      return physicalReader(spark, mapping.physicalSchema(dataSchema), partitionSchema, mapping.physicalSchema(requiredSchema),
+        PhysicalFilters(filters, mapping), options, hadoopConf)
+    }
+    physicalReader(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+  }
+
+  private def physicalReader(
       spark: SparkSession,
       dataSchema: StructType,
       partitionSchema: StructType,
@@ -155,10 +174,10 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
 
   override def toString: String = "Parquet"
   override def equals(other: Any): Boolean = other match {
-    case o: SiltParquetFileFormat => o.wholeFiles == wholeFiles
+    case o: SiltParquetFileFormat => o.wholeFiles == wholeFiles && o.mapping == mapping
     case _ => false
   }
-  override def hashCode(): Int = (getClass, wholeFiles).hashCode()
+  override def hashCode(): Int = (getClass, wholeFiles, mapping.mode).hashCode()
 }
 
 /**

@@ -1,6 +1,6 @@
 package io.silt.read
 
-import io.silt.log.{AddFile, Snapshot, TableLog}
+import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 
@@ -23,13 +23,14 @@ object SiltRelation {
 
   private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex, wholeFiles: Boolean = false): HadoopFsRelation = {
     val metadata = snapshot.metadata
+    // Spark sees logical names only; the format reads the files' physical names through the mapping.
     HadoopFsRelation(
       location = index,
-      partitionSchema = metadata.partitionSchema,
-      dataSchema = metadata.schema,
+      partitionSchema = ColumnMapping.logicalSchema(metadata.partitionSchema),
+      dataSchema = ColumnMapping.logicalSchema(metadata.schema),
       bucketSpec = None,
       fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
-        index.files.exists(_.deletionVector.isDefined))),
+        index.files.exists(_.deletionVector.isDefined)), ColumnMapping.of(metadata)),
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }

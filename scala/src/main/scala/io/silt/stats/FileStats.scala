@@ -3,13 +3,16 @@ package io.silt.stats
 import java.time.LocalDate
 
 import com.fasterxml.jackson.databind.JsonNode
-import io.silt.log.ActionCodec
+import io.silt.log.{ActionCodec, ColumnMapping}
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-/** The parsed `stats` of one file, read as Spark internal values of the columns' types. */
-final class FileStats private (json: JsonNode) {
+/**
+ * The parsed `stats` of one file, read as Spark internal values of the columns' types. Columns
+ * are named by logical paths; `mapping` gives the physical paths the statistics are keyed by.
+ */
+final class FileStats private (json: JsonNode, mapping: ColumnMapping) {
 
   def numRecords: Option[Long] = Option(json.get("numRecords")).filter(_.isNumber).map(_.asLong)
 
@@ -24,7 +27,8 @@ final class FileStats private (json: JsonNode) {
 
   private def node(section: String, path: Seq[String]): Option[JsonNode] = {
     var n = json.get(section)
-    path.foreach { p => if (n != null) n = n.get(p) }
+    if (n == null) return None
+    mapping.physicalPath(path).getOrElse(path).foreach { p => if (n != null) n = n.get(p) }
     Option(n).filterNot(_.isNull)
   }
 }
@@ -33,9 +37,9 @@ object FileStats {
   private val Empty = ActionCodec.mapper.createObjectNode()
 
   /** Statistics from `add.stats`; a missing or unparseable string yields no statistics. */
-  def parse(stats: Option[String]): FileStats = new FileStats(
+  def parse(stats: Option[String], mapping: ColumnMapping = ColumnMapping.Disabled): FileStats = new FileStats(
     stats.flatMap(s => try Option(ActionCodec.mapper.readTree(s)).filter(_.isObject) catch { case _: Exception => None })
-      .getOrElse(Empty))
+      .getOrElse(Empty), mapping)
 
   /** A bound as an internal value. Millisecond timestamps widen a max by the lost microseconds. */
   private def value(n: JsonNode, dt: DataType, isMax: Boolean): Option[Any] = try {

@@ -1,6 +1,6 @@
 package io.silt.stats
 
-import io.silt.log.TableProperties
+import io.silt.log.{ColumnMapping, Metadata, TableProperties}
 import org.apache.spark.sql.types._
 
 /** A leaf column that gets statistics: its name path, ordinal path (with the sizes of the structs entered) and type. */
@@ -32,10 +32,15 @@ object StatsColumn {
     }
   }
 
-  /** Reads the two table properties that choose the indexed columns. */
-  def forTable(dataSchema: StructType, configuration: Map[String, String]): Seq[StatsColumn] = {
-    val props = TableProperties(configuration)
+  /**
+   * The columns of `dataSchema` (logical names) that get statistics in a table with `metadata`,
+   * chosen by its two table properties, named by their physical paths (the statistics' keys).
+   */
+  def forTable(dataSchema: StructType, metadata: Metadata): Seq[StatsColumn] = {
+    val props = TableProperties(metadata.configuration)
+    val mapping = ColumnMapping.of(metadata)
     indexed(dataSchema, props.dataSkippingNumIndexedCols, props.dataSkippingStatsColumns)
+      .map(c => c.copy(path = mapping.physicalPath(c.path).getOrElse(c.path)))
   }
 
   private def collectLeaves(s: StructType, names: Seq[String], ords: Seq[Int], sizes: Seq[Int]): Seq[StatsColumn] =

@@ -31,9 +31,17 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   def protocol: Protocol = newProtocol.orElse(readSnapshot.map(_.protocol)).getOrElse(
     throw new IllegalStateException(s"table ${log.tablePath} has no protocol yet"))
 
-  def updateMetadata(m: Metadata): Unit = {
+  /**
+   * Sets the metadata this transaction commits. Column mapping ids and physical names are given to
+   * new columns here, the one place every schema change passes; `replacingTable`: a REPLACE, which
+   * may change the column mapping mode.
+   */
+  def updateMetadata(m: Metadata, replacingTable: Boolean = false): Unit = {
     TableProperties(m.configuration).validate()
-    newMetadata = Some(m)
+    val previous = readSnapshot.map(_.metadata)
+    if (!replacingTable) previous.foreach(ColumnMapping.checkModeChange(log.tablePath.toString, _, m))
+    val upgrading = !replacingTable && previous.exists(p => !ColumnMapping.of(p).enabled)
+    newMetadata = Some(ColumnMapping.assign(m, upgrading))
   }
   def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
   /** Whether this transaction changes the table's metadata or protocol. */

@@ -22,7 +22,7 @@ object AddColumns {
     val schema = columns.foldLeft(current.schema)(add(tablePath, _, _))
     val m = current.copy(schemaString = schema.json)
     txn.updateMetadata(m)
-    TableWriter.upgradeProtocol(txn, m)
+    TableWriter.upgradeProtocol(txn, txn.metadata)
     txn.readFiles(Nil)
     txn.commit(Nil, Operation.AddColumns(columns.map(describe)))
     schema

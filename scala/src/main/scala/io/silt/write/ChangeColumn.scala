@@ -50,7 +50,7 @@ object ChangeColumn {
     val field = changed.get
     val m = current.copy(schemaString = schema.json)
     txn.updateMetadata(m)
-    TableWriter.upgradeProtocol(txn, m)
+    TableWriter.upgradeProtocol(txn, txn.metadata)
     txn.readFiles(Nil)
     txn.commit(Nil, Operation.ChangeColumn(SchemaPaths.fieldJson(name, field), position.flatMap(SchemaPaths.describe)))
     schema

@@ -5,14 +5,14 @@ import java.util.UUID
 import scala.util.control.NonFatal
 
 import io.silt.errors.SiltException
-import io.silt.log.{AddFile, Metadata, TablePaths}
+import io.silt.log.{AddFile, ColumnMapping, Metadata, TablePaths}
 import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.execution.datasources.FileFormatWriter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
  * Writes a DataFrame as Parquet data files under the table root with Spark's file writer,
@@ -31,15 +31,22 @@ object DataFileWriter {
     val session = spark.asInstanceOf[ClassicSession]
     val checked = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
     val qe = checked.queryExecution
-    val output = qe.analyzed.output
+    val mapping = ColumnMapping.of(metadata)
+    // Under column mapping, the files hold physical names (and field ids): the same attributes
+    // (same ids, so Spark binds them to the plan), renamed.
+    val output = qe.analyzed.output.map { a =>
+      val physical = mapping.physicalSchema(StructType(Seq(StructField(a.name, a.dataType, a.nullable, a.metadata)))).head
+      if (physical.name == a.name && physical.dataType == a.dataType && physical.metadata == a.metadata) a
+      else a.withName(physical.name).withDataType(physical.dataType).withMetadata(physical.metadata)
+    }
     val partitionAttrs = metadata.partitionColumns.map { c =>
-      output.find(_.name.equalsIgnoreCase(c)).getOrElse(
+      output.find(_.name.equalsIgnoreCase(mapping.partitionKey(c))).getOrElse(
         throw new IllegalStateException(s"partition column $c is missing from the data"))
     }
-    val dataAttrs = output.filterNot(a => partitionAttrs.exists(_.exprId == a.exprId))
-    val dataSchema = StructType(dataAttrs.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
-      .getOrElse(org.apache.spark.sql.types.StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
-    val statsTracker = new StatsJobTracker(StatsColumn.forTable(dataSchema, metadata.configuration).toIndexedSeq)
+    val logicalData = qe.analyzed.output.filterNot(a => partitionAttrs.exists(_.exprId == a.exprId))
+    val dataSchema = StructType(logicalData.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
+      .getOrElse(StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
+    val statsTracker = new StatsJobTracker(StatsColumn.forTable(dataSchema, metadata).toIndexedSeq)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, tablePath.toString)
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
     try FileFormatWriter.write(
@@ -60,8 +67,8 @@ object DataFileWriter {
     committer.writtenFiles.map { f =>
       AddFile(
         path = TablePaths.relativeEncoded(f.relativePath),
-        partitionValues = metadata.partitionColumns.map(c =>
-          c -> f.partitionValues.find(_._1.equalsIgnoreCase(c)).map(_._2).orNull).toMap,
+        partitionValues = metadata.partitionColumns.map(c => mapping.partitionKey(c)).map(k =>
+          k -> f.partitionValues.find(_._1.equalsIgnoreCase(k)).map(_._2).orNull).toMap,
         size = f.size,
         modificationTime = f.modificationTime,
         dataChange = true,

@@ -168,7 +168,7 @@ object TableWriter {
     val replaced = (k: String) => set.keys.exists(_.equalsIgnoreCase(k)) || unset.exists(_.equalsIgnoreCase(k))
     val m = current.copy(configuration = current.configuration.filterNot { case (k, _) => replaced(k) } ++ set)
     txn.updateMetadata(m)
-    upgradeProtocol(txn, m)
+    upgradeProtocol(txn, txn.metadata)
     val op = if (set.nonEmpty) Operation.SetProperties(set) else Operation.UnsetProperties(unset)
     txn.readFiles(Nil)
     txn.commit(Nil, op)
@@ -191,9 +191,9 @@ object TableWriter {
           opts.properties, Some(System.currentTimeMillis()))
       val m = base.copy(schemaString = schema.json, partitionColumns = partitionColumns.map(c =>
         schema.fieldNames.find(_.equalsIgnoreCase(c)).get))
-      txn.updateMetadata(m)
-      upgradeProtocol(txn, m)
-      m
+      txn.updateMetadata(m, replacingTable = replace)
+      upgradeProtocol(txn, txn.metadata)
+      txn.metadata
     } else {
       val current = txn.metadata
       opts.partitionBy.foreach { cols =>
@@ -206,10 +206,9 @@ object TableWriter {
       }
       val merged = SchemaEvolution.merge(current.schema, dataSchema, opts.mergeSchema)
       if (merged != current.schema) {
-        val m = current.copy(schemaString = merged.json)
-        txn.updateMetadata(m)
-        upgradeProtocol(txn, m)
-        m
+        txn.updateMetadata(current.copy(schemaString = merged.json))
+        upgradeProtocol(txn, txn.metadata)
+        txn.metadata
       } else current
     }
   }

@@ -1,0 +1,144 @@
+package io.silt.log
+
+import java.util.UUID
+
+import io.silt.errors.InvalidTableOperationException
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, Metadata => FieldMetadata, MetadataBuilder, StructField, StructType}
+
+/**
+ * Delta column mapping (`delta.columnMapping.mode`): users see logical column names; data files,
+ * statistics and partition values use each column's physical name (and, in `id` mode, Parquet
+ * field ids), which never change. That is what lets a column be renamed or dropped without
+ * rewriting data. `schema`: the table schema with its column mapping metadata.
+ */
+final case class ColumnMapping(mode: ColumnMappingMode, schema: StructType) {
+  import ColumnMapping._
+
+  def enabled: Boolean = mode != ColumnMappingMode.None
+
+  /**
+   * The physical form of `logical`, a schema whose fields are found by name in the table schema
+   * (Spark's pruned read schemas): physical names, and field ids in `id` mode. Fields that are not
+   * the table's (Spark's row index column) stay as they are.
+   */
+  def physicalSchema(logical: StructType): StructType =
+    if (!enabled) logical else physicalStruct(logical, schema)
+
+  /** The physical name path of a logical column path (statistics keys); None when some name is not the table's. */
+  def physicalPath(path: Seq[String]): Option[Seq[String]] = {
+    def walk(dt: DataType, rest: Seq[String]): Option[List[String]] = (dt, rest) match {
+      case (_, Seq()) => Some(Nil)
+      case (s: StructType, name +: tail) =>
+        s.fields.find(_.name.equalsIgnoreCase(name)).flatMap(f => walk(f.dataType, tail).map(physicalName(f) :: _))
+      case _ => scala.None
+    }
+    if (!enabled) Some(path) else walk(schema, path)
+  }
+
+  /** The key of a top-level column in files' partition values. */
+  def partitionKey(logicalName: String): String =
+    schema.fields.find(_.name.equalsIgnoreCase(logicalName)).filter(_ => enabled).map(physicalName).getOrElse(logicalName)
+
+  private def physicalStruct(logical: StructType, table: StructType): StructType = StructType(logical.fields.map { f =>
+    table.fields.find(_.name.equalsIgnoreCase(f.name)) match {
+      case None => f
+      case Some(t) =>
+        val md = new MetadataBuilder().withMetadata(withoutMappingKeys(f.metadata))
+        if (mode == ColumnMappingMode.Id) md.putLong(ParquetFieldIdKey, idOf(t))
+        StructField(physicalName(t), physicalType(f.dataType, t.dataType), f.nullable, md.build())
+    }
+  })
+
+  private def physicalType(logical: DataType, table: DataType): DataType = (logical, table) match {
+    case (l: StructType, t: StructType) => physicalStruct(l, t)
+    case (l: ArrayType, t: ArrayType) => l.copy(elementType = physicalType(l.elementType, t.elementType))
+    case (l: MapType, t: MapType) => l.copy(keyType = physicalType(l.keyType, t.keyType),
+      valueType = physicalType(l.valueType, t.valueType))
+    case (l, _) => l
+  }
+
+  private def idOf(f: StructField): Long =
+    if (f.metadata.contains(IdKey)) f.metadata.getLong(IdKey)
+    else throw new InvalidTableOperationException(s"column ${f.name} has no $IdKey, which a table in column " +
+      "mapping mode 'id' needs for every column")
+}
+
+object ColumnMapping {
+  val IdKey = "delta.columnMapping.id"
+  val PhysicalNameKey = "delta.columnMapping.physicalName"
+  val NestedIdsKey = "delta.columnMapping.nested.ids"
+  val MaxColumnIdKey = "delta.columnMapping.maxColumnId"
+  /** The field metadata key Spark's Parquet reader and writer take a field id from. */
+  val ParquetFieldIdKey = "parquet.field.id"
+  private val MappingKeys = Seq(IdKey, PhysicalNameKey, NestedIdsKey)
+
+  /** No column mapping: every name is physical. */
+  val Disabled: ColumnMapping = ColumnMapping(ColumnMappingMode.None, new StructType())
+
+  def of(m: Metadata): ColumnMapping = ColumnMapping(TableProperties(m.configuration).columnMappingMode, m.schema)
+
+  /** The field's name in data files: its physical name when it has one, else its name. */
+  def physicalName(f: StructField): String =
+    if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
+
+  /** The schema users see: without column mapping metadata (which a new table must not inherit). */
+  def logicalSchema(schema: StructType): StructType = mapFields(schema)(f => f.copy(metadata = withoutMappingKeys(f.metadata)))
+
+  /**
+   * `m` with column mapping metadata fitting its mode: with a mode, every field without an id and
+   * physical name gets fresh ones (above `delta.columnMapping.maxColumnId`, which is raised); a
+   * table moving from no mapping to `name` mode (`upgrading`) keeps its columns' names as their
+   * physical names, as Delta does, so that the files written so far still read. Without a mode,
+   * any mapping metadata (from a schema copied off a mapped table) is dropped.
+   */
+  def assign(m: Metadata, upgrading: Boolean): Metadata = {
+    val mode = TableProperties(m.configuration).columnMappingMode
+    if (mode == ColumnMappingMode.None) {
+      val plain = logicalSchema(m.schema)
+      return if (plain == m.schema) m else m.copy(schemaString = plain.json)
+    }
+    val maxKey = m.configuration.keys.find(_.equalsIgnoreCase(MaxColumnIdKey))
+    var maxId = maxKey.flatMap(k => m.configuration(k).trim.toLongOption).getOrElse(0L)
+    mapFields(m.schema) { f =>
+      if (f.metadata.contains(IdKey)) maxId = math.max(maxId, f.metadata.getLong(IdKey))
+      f
+    }
+    val schema = mapFields(m.schema) { f =>
+      val md = new MetadataBuilder().withMetadata(f.metadata)
+      if (!f.metadata.contains(IdKey)) { maxId += 1; md.putLong(IdKey, maxId) }
+      if (!f.metadata.contains(PhysicalNameKey)) md.putString(PhysicalNameKey, if (upgrading) f.name else s"col-${UUID.randomUUID()}")
+      f.copy(metadata = md.build())
+    }
+    m.copy(schemaString = schema.json,
+      configuration = m.configuration.filterNot(kv => maxKey.contains(kv._1)) + (MaxColumnIdKey -> maxId.toString))
+  }
+
+  /**
+   * Refuses a change of mode Delta does not allow on an existing table: only 'none' to 'name'
+   * (columns keep their names as physical names). A replaced table may take any mode.
+   */
+  def checkModeChange(tablePath: String, previous: Metadata, next: Metadata): Unit = {
+    val from = TableProperties(previous.configuration).columnMappingMode
+    val to = TableProperties(next.configuration).columnMappingMode
+    if (from != to && !(from == ColumnMappingMode.None && to == ColumnMappingMode.Name)) {
+      throw new InvalidTableOperationException(s"table $tablePath: the column mapping mode cannot change from " +
+        s"'${from.name}' to '${to.name}'; an existing table can only move from 'none' to 'name' " +
+        s"(ALTER TABLE … SET TBLPROPERTIES ('${TableProperties.ColumnMappingModeKey}' = 'name'))")
+    }
+  }
+
+  private def withoutMappingKeys(md: FieldMetadata): FieldMetadata =
+    if (!MappingKeys.exists(md.contains)) md
+    else MappingKeys.foldLeft(new MetadataBuilder().withMetadata(md))(_.remove(_)).build()
+
+  /** Applies `f` to every struct field, outermost first, inside structs, arrays and maps. */
+  private def mapFields(schema: StructType)(f: StructField => StructField): StructType = {
+    def inType(dt: DataType): DataType = dt match {
+      case s: StructType => StructType(s.fields.map(field => { val g = f(field); g.copy(dataType = inType(g.dataType)) }))
+      case a: ArrayType => a.copy(elementType = inType(a.elementType))
+      case mt: MapType => mt.copy(keyType = inType(mt.keyType), valueType = inType(mt.valueType))
+      case other => other
+    }
+    inType(schema).asInstanceOf[StructType]
+  }
+}
