@@ -424,7 +424,7 @@ def test_unimplemented_table_properties_are_refused(spark, tmp_path):
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('team' = 'data', "
               "'delta.appendOnly' = 'false')")
     before = state(p)
-    for key, value in (("delta.columnMapping.mode", "name"), ("delta.enableRowTracking", "true")):
+    for key, value in (("delta.columnMapping.maxColumnId", "9"), ("delta.enableRowTracking", "true")):
         msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
             f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('{key}' = '{value}')"))
         assert key in msg

@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.{ColumnMapping, TableLog}
 import io.silt.read.TimeTravel
-import io.silt.write.{AddColumns, ChangeColumn, TableDefinition, TableWriter, WriteOptions}
+import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
@@ -61,14 +61,22 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     case t: SiltTableV2 if changes.nonEmpty && changes.forall(_.isInstanceOf[TableChange.ColumnChange]) =>
       val schema =
         if (changes.forall(_.isInstanceOf[TableChange.AddColumn])) AddColumns.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.AddColumn]))
-        else if (changes.exists(_.isInstanceOf[TableChange.AddColumn])) throw new InvalidTableOperationException(
-          s"ALTER TABLE ${t.name()}: add columns in a statement of their own")
+        else if (changes.forall(_.isInstanceOf[TableChange.DeleteColumn])) {
+          RenameDropColumns.drop(spark, t.path, changes.map(_.asInstanceOf[TableChange.DeleteColumn]))
+        } else if (changes.size == 1 && changes.head.isInstanceOf[TableChange.RenameColumn]) {
+          RenameDropColumns.rename(spark, t.path, changes.head.asInstanceOf[TableChange.RenameColumn])
+        } else if (changes.exists(c => c.isInstanceOf[TableChange.AddColumn] || c.isInstanceOf[TableChange.DeleteColumn] ||
+            c.isInstanceOf[TableChange.RenameColumn])) throw new InvalidTableOperationException(
+          s"ALTER TABLE ${t.name()}: add, drop or rename columns in a statement of their own " +
+            "(REPLACE COLUMNS is not supported: drop, add and alter the columns instead)")
         else ChangeColumn.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.ColumnChange]))
-      // the catalog keeps partition columns last
+      // the catalog keeps partition columns last (a partition column may have been renamed)
       t.catalogTable.foreach { entry =>
-        val (parts, data) = schema.fields.partition(f => entry.partitionColumnNames.exists(_.equalsIgnoreCase(f.name)))
-        spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ entry.partitionColumnNames.flatMap(
-          n => parts.find(_.name.equalsIgnoreCase(n))))))
+        val partCols = TableLog.forPath(spark, t.path.toString).latest().metadata.partitionColumns
+        val logical = ColumnMapping.logicalSchema(schema)
+        val (parts, data) = logical.fields.partition(f => partCols.exists(_.equalsIgnoreCase(f.name)))
+        spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ partCols.flatMap(
+          n => parts.find(_.name.equalsIgnoreCase(n)))), partitionColumnNames = partCols))
       }
       loadTable(ident)
     case t: SiltTableV2 =>

@@ -49,14 +49,14 @@ object TableProperties {
   val AppendOnly = "delta.appendOnly"
   val IsolationLevelKey = "delta.isolationLevel"
   val ConstraintPrefix = "delta.constraints."
-  // Read (to refuse or describe tables that use them), never set by Silt.
   val ColumnMappingModeKey = "delta.columnMapping.mode"
+  // Read (to refuse or describe tables that use them), never set by Silt.
   val EnableChangeDataFeed = "delta.enableChangeDataFeed"
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey)
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -93,7 +93,7 @@ final case class TableProperties(configuration: Map[String, String]) {
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
     Seq[Any](deletionVectorsEnabled, appendOnly, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
-      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs)
+      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
     ()
   }
 

@@ -79,6 +79,20 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** ALTER TABLE … RENAME COLUMN (column mapping): the column's path before and after. */
+  final case class RenameColumn(oldPath: String, newPath: String) extends Operation {
+    def name: String = "RENAME COLUMN"
+    def parameters: Map[String, String] = Map("oldColumnPath" -> oldPath, "newColumnPath" -> newPath)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
+  /** ALTER TABLE … DROP COLUMN(S) (column mapping): the dropped paths, as a JSON array. */
+  final case class DropColumns(columns: Seq[String]) extends Operation {
+    def name: String = "DROP COLUMNS"
+    def parameters: Map[String, String] = Map("columns" -> Json.array(columns))
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   final case class AddConstraint(constraint: String, expr: String) extends Operation {
     def name: String = "ADD CONSTRAINT"
     def parameters: Map[String, String] = Map("name" -> constraint, "expr" -> expr)

@@ -39,8 +39,6 @@ object ChangeColumn {
         case c: TableChange.UpdateColumnType if c.newDataType == field.dataType =>
         case c: TableChange.UpdateColumnType =>
           refuse(s"its type cannot change from ${field.dataType.simpleString} to ${c.newDataType.simpleString}")
-        case _: TableChange.RenameColumn | _: TableChange.DeleteColumn => refuse("renaming or dropping a column " +
-          "needs column mapping (delta.columnMapping.mode = 'name'), which Silt does not support yet")
         case other => refuse(s"${other.getClass.getSimpleName} is not supported")
       }
       changed = Some(field)
