@@ -228,3 +228,65 @@ def test_renames_follow_in_the_stats_columns_property_and_the_catalog(spark, tmp
     assert spark.sql("DESCRIBE DETAIL cm_named").first()["properties"]["delta.dataSkippingStatsColumns"] == "id"
     assert [tuple(r) for r in spark.table("cm_named").collect()] == [(1, 1)]
     spark.sql("DROP TABLE cm_named")
+
+
+def test_replace_columns_reorders_comments_adds_and_with_mapping_drops(spark, tmp_path):
+    plain = str(tmp_path / "plain")
+    spark.sql(f"CREATE TABLE silt.`{plain}` (id BIGINT, v STRING, w INT) USING silt")
+    spark.sql(f"INSERT INTO silt.`{plain}` VALUES (1, 'a', 10)")
+    spark.sql(f"ALTER TABLE silt.`{plain}` REPLACE COLUMNS (w INT COMMENT 'weight', id BIGINT, v STRING, extra DOUBLE)")
+    df = spark.read.format("silt").load(plain)
+    assert df.columns == ["w", "id", "v", "extra"] and df.schema["w"].metadata == {"comment": "weight"}
+    assert [tuple(r) for r in df.collect()] == [(10, 1, "a", None)]
+    hist = spark.sql(f"DESCRIBE HISTORY silt.`{plain}`").first()
+    assert hist["operation"] == "REPLACE COLUMNS"
+    assert [c["name"] for c in json.loads(hist["operationParameters"]["columns"])] == ["w", "id", "v", "extra"]
+    for ddl, message in [("REPLACE COLUMNS (id BIGINT, v STRING)", "needs column mapping"),
+                         ("REPLACE COLUMNS (w BIGINT, id BIGINT, v STRING, extra DOUBLE)", "change type from int to bigint")]:
+        msg = raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"ALTER TABLE silt.`{plain}` {ddl}"))
+        assert message in msg
+    spark.sql(f"ALTER TABLE silt.`{plain}` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
+    spark.sql(f"ALTER TABLE silt.`{plain}` REPLACE COLUMNS (id BIGINT, v STRING)")
+    assert [tuple(r) for r in spark.read.format("silt").load(plain).collect()] == [(1, "a")]
+
+
+def test_every_schema_change_on_a_table_with_deletion_vectors_and_a_checkpoint(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT NOT NULL, part INT, s STRUCT<a: INT>, v STRING) USING silt "
+              "PARTITIONED BY (part) TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+              "'delta.enableDeletionVectors' = 'true', 'delta.checkpointInterval' = '3')")
+    spark.range(0, 40).coalesce(1).selectExpr("id", "CAST(id % 2 AS INT) AS part", "named_struct('a', CAST(id AS INT)) AS s",
+                                              "CONCAT('v', id) AS v").write.format("silt").mode("append").save(p)
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id % 5 = 0")
+    spark.sql(f"CHECKPOINT silt.`{p}`")
+    changes = [
+        "ADD COLUMNS (note STRING COMMENT 'n', s.b STRING)",
+        "ALTER COLUMN v COMMENT 'value'",
+        "ALTER COLUMN id DROP NOT NULL",
+        "ALTER COLUMN note FIRST",
+        "RENAME COLUMN v TO label",
+        "RENAME COLUMN s.a TO alpha",
+        "DROP COLUMN note",
+        "REPLACE COLUMNS (label STRING, id BIGINT, part INT, s STRUCT<alpha: INT, b: STRING>)",
+    ]
+    expected = sorted((i, f"v{i}") for i in range(40) if i % 5)
+    for i, change in enumerate(changes):
+        spark.sql(f"ALTER TABLE silt.`{p}` {change}")
+        # read from a fresh path, through the checkpoints the changes wrote (interval 3)
+        fresh = str(tmp_path / f"fresh{i}")
+        import shutil
+        shutil.copytree(p, fresh)
+        df = spark.read.format("silt").load(fresh)
+        label = "label" if "label" in df.columns else "v"
+        assert sorted((r.id, r[label]) for r in df.collect()) == expected, change
+        assert files_scanned(spark, df.where("id = 7")) == 1
+    assert glob.glob(os.path.join(p, "_delta_log", "*.checkpoint.parquet"))
+    df = spark.read.format("silt").load(p)
+    assert df.columns == ["label", "id", "part", "s"] and df.schema["s"].dataType.fieldNames() == ["alpha", "b"]
+    assert df.where("id = 7").first()["s"] == (7, None)
+
+
+def test_describe_files_shows_partition_values_by_column_name(spark, mapped):
+    spark.sql(f"ALTER TABLE silt.`{mapped}` RENAME COLUMN part TO category")
+    values = {tuple(r["partitionValues"].items()) for r in spark.sql(f"DESCRIBE FILES silt.`{mapped}`").collect()}
+    assert values == {(("category", "x"),), (("category", "y"),)}

@@ -1,5 +1,7 @@
 """Schema changes: ALTER TABLE … ADD COLUMNS (top level and nested, FIRST / AFTER), as Delta Lake does them."""
+import glob
 import json
+import os
 
 import pytest
 
@@ -112,15 +114,71 @@ def test_a_new_check_constraint_conflicts_with_a_concurrent_append_even_under_wr
     assert "delta.constraints.v_set" not in spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"]
 
 
-def test_merge_with_schema_evolution_is_refused_rather_than_dropping_the_new_columns(spark, tmp_path):
+def log_versions(path):
+    return sorted(int(os.path.basename(f)[:20]) for f in glob.glob(os.path.join(path, "_delta_log", "*.json")))
+
+
+@pytest.mark.parametrize("mapping", ["none", "name"])
+def test_merge_with_schema_evolution_adds_the_source_columns_in_its_own_commit(spark, tmp_path, mapping):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, v STRING) USING silt TBLPROPERTIES "
+              f"('delta.enableDeletionVectors' = 'true', 'delta.columnMapping.mode' = '{mapping}')")
+    spark.range(0, 20).selectExpr("id", "CONCAT('a', id) AS v").coalesce(1).write.format("silt").mode("append").save(p)
+    merge = (f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT * FROM VALUES (2L, 'B', 20, 'x'), "
+             "(30L, 'c', 30, 'y') AS s(id, v, extra, note)) s ON t.id = s.id "
+             "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    assert spark.sql(merge).first()["num_affected_rows"] == 2
+    df = spark.read.format("silt").load(p)
+    assert df.columns == ["id", "v", "extra", "note"]
+    got = {r.id: tuple(r) for r in df.collect()}
+    assert len(got) == 21 and got[1] == (1, "a1", None, None)
+    assert got[2] == (2, "B", 20, "x") and got[30] == (30, "c", 30, "y")
+    # one commit: the new schema and the rows together, the changed row marked in a deletion vector
+    assert log_versions(p) == [0, 1, 2]
+    actions = [json.loads(line) for line in open(os.path.join(p, "_delta_log", f"{2:020d}.json"))]
+    assert any("metaData" in a for a in actions) and any(a.get("add", {}).get("deletionVector") for a in actions)
+    assert next(a["commitInfo"] for a in actions if "commitInfo" in a)["operation"] == "MERGE"
+    if mapping == "name":
+        fields = json.loads(next(a["metaData"] for a in actions if "metaData" in a)["schemaString"])["fields"]
+        assert [f["metadata"]["delta.columnMapping.id"] for f in fields] == [1, 2, 3, 4]
+
+
+def test_a_failing_merge_with_schema_evolution_adds_no_column(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)
-    merge = (f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 1L AS id, 'b' AS v, 'new' AS extra) s "
-             "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-    with pytest.raises(silt.UnsupportedOptionException, match="WITH SCHEMA EVOLUTION .* ADD COLUMNS"):
+    merge = (f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT * FROM VALUES (1L, 'b', 'n1'), "
+             "(1L, 'c', 'n2') AS s(id, v, extra)) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
+    with pytest.raises(silt.InvalidTableOperationException, match="matches 2 source rows"):
         silt.errors.reraise(lambda: spark.sql(merge))
-    assert spark.sql(f"DESCRIBE HISTORY '{p}'").count() == 1
-    # the way that works today: add the column, then merge
-    spark.sql(f"ALTER TABLE silt.`{p}` ADD COLUMNS (extra STRING)")
-    spark.sql(merge.replace("WITH SCHEMA EVOLUTION ", ""))
-    assert spark.read.format("silt").load(p).where("id = 1").first()["extra"] == "new"
+    assert log_versions(p) == [0] and spark.read.format("silt").load(p).columns == ["id", "v"]
+    # a MERGE that changes no row still adds the columns, as its statement asks
+    spark.sql(merge.replace("(1L, 'c', 'n2')", "(7L, 'c', 'n2')").replace("(1L, 'b', 'n1')", "(8L, 'b', 'n1')"))
+    assert log_versions(p) == [0, 1] and spark.read.format("silt").load(p).columns == ["id", "v", "extra"]
+    # a nested path cannot be added by a MERGE: refused by name
+    with pytest.raises(silt.UnsupportedOptionException, match="top-level columns only"):
+        silt.errors.reraise(lambda: spark.sql(
+            f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 1L AS id) s ON t.id = s.id "
+            "WHEN MATCHED THEN UPDATE SET t.nested.x = 1"))
+
+
+def test_the_auto_merge_setting_evolves_merges_and_writes(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)
+    spark.conf.set("spark.silt.schema.autoMerge.enabled", "true")
+    try:
+        spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 1L AS id, 'b' AS v, 'new' AS extra) s "
+                  "ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
+        assert spark.read.format("silt").load(p).where("id = 1").first()["extra"] == "new"
+        spark.range(5, 6).selectExpr("id", "'e' AS v", "'x' AS extra", "5 AS more").write.format("silt") \
+            .mode("append").save(p)
+        assert spark.read.format("silt").load(p).columns == ["id", "v", "extra", "more"]
+        # an explicit option wins over the setting
+        with pytest.raises(silt.SchemaMismatchException, match="mergeSchema"):
+            silt.errors.reraise(lambda: spark.range(1).selectExpr("id", "1 AS other").write.format("silt")
+                                .mode("append").option("mergeSchema", "false").save(p))
+    finally:
+        spark.conf.unset("spark.silt.schema.autoMerge.enabled")
+    # without it, a MERGE keeps the target's columns (as in Delta Lake) and a write with new columns fails
+    spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 2L AS id, 'c' AS v, 'x' AS extra, 1 AS more, 'z' AS zzz) s "
+              "ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
+    assert spark.read.format("silt").load(p).columns == ["id", "v", "extra", "more"]

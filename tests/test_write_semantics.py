@@ -340,6 +340,8 @@ def test_more_delta_session_settings_are_refused(spark, tmp_path):
             msg = raises_silt(silt.UnsupportedOptionException,
                               lambda: spark.range(1).write.format("silt").mode("append").save(p))
             assert key in msg
+            if "autoMerge" in key:
+                assert "spark.silt.schema.autoMerge.enabled" in msg
             raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 1"))
         finally:
             spark.conf.unset(key)

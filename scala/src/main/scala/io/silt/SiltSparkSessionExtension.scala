@@ -14,7 +14,7 @@ import org.apache.spark.sql.SparkSessionExtensions
  */
 class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit = {
-    ext.injectParser((_, delegate) => new SiltSqlParser(delegate))
+    ext.injectParser((spark, delegate) => new SiltSqlParser(delegate, Some(spark)))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectResolutionRule(_ => ResolveDml)
     ext.injectResolutionRule(_ => ResolveDynamicOverwrite)

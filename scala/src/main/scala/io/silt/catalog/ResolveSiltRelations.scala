@@ -3,9 +3,11 @@ package io.silt.catalog
 import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.read.{ReadOptions, TimeTravel}
+import io.silt.dml.MergeSchemaEvolution
+import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -16,10 +18,29 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
  * not children of write commands, so they stay V2 relations.
  */
 final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) =>
-      val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)
-      LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    // The target of a MERGE WITH SCHEMA EVOLUTION stays a V2 relation until Spark has planned the
+    // source's new columns; then it is widened with them.
+    val evolving = plan.collect { case m: MergeIntoTable if m.withSchemaEvolution => siltTarget(m) }.flatten
+    plan.resolveOperatorsUp {
+      case m: MergeIntoTable if m.withSchemaEvolution && siltTarget(m).isDefined =>
+        if (!m.schemaEvolutionReady) m else {
+          val r = siltTarget(m).get
+          val t = r.table.asInstanceOf[SiltTableV2]
+          val (snapshot, added) = MergeSchemaEvolution.widen(t.snapshot, MergeSchemaEvolution.newColumns(m))
+          val widened = LogicalRelation(SiltRelation.forSnapshot(spark, snapshot), r.output ++ added, t.catalogTable,
+            isStreaming = false, stream = None)
+          m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => widened })
+        }
+      case r @ DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) if !evolving.exists(_ eq r) =>
+        val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)
+        LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+    }
+  }
+
+  private def siltTarget(m: MergeIntoTable): Option[DataSourceV2Relation] = EliminateSubqueryAliases(m.targetTable) match {
+    case r @ DataSourceV2Relation(_: SiltTableV2, _, _, _, _, _) => Some(r)
+    case _ => None
   }
 
   /**

@@ -65,10 +65,11 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
           RenameDropColumns.drop(spark, t.path, changes.map(_.asInstanceOf[TableChange.DeleteColumn]))
         } else if (changes.size == 1 && changes.head.isInstanceOf[TableChange.RenameColumn]) {
           RenameDropColumns.rename(spark, t.path, changes.head.asInstanceOf[TableChange.RenameColumn])
+        } else if (SiltCatalog.isReplaceColumns(t.schema(), changes)) {
+          RenameDropColumns.replace(spark, t.path, changes.collect { case a: TableChange.AddColumn => a })
         } else if (changes.exists(c => c.isInstanceOf[TableChange.AddColumn] || c.isInstanceOf[TableChange.DeleteColumn] ||
             c.isInstanceOf[TableChange.RenameColumn])) throw new InvalidTableOperationException(
-          s"ALTER TABLE ${t.name()}: add, drop or rename columns in a statement of their own " +
-            "(REPLACE COLUMNS is not supported: drop, add and alter the columns instead)")
+          s"ALTER TABLE ${t.name()}: add, drop or rename columns in a statement of their own")
         else ChangeColumn.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.ColumnChange]))
       // the catalog keeps partition columns last (a partition column may have been renamed)
       t.catalogTable.foreach { entry =>
@@ -275,6 +276,13 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
 }
 
 object SiltCatalog {
+  /** Whether `changes` are Spark's form of REPLACE COLUMNS: every top-level column deleted, then the new ones added. */
+  def isReplaceColumns(schema: StructType, changes: Seq[TableChange]): Boolean = {
+    val (deletes, adds) = changes.span(_.isInstanceOf[TableChange.DeleteColumn])
+    adds.nonEmpty && adds.forall(_.isInstanceOf[TableChange.AddColumn]) &&
+      deletes.map(_.asInstanceOf[TableChange.DeleteColumn].fieldNames.toSeq) == schema.fieldNames.toSeq.map(Seq(_))
+  }
+
   def isSiltProvider(props: Map[String, String]): Boolean =
     props.get(TableCatalog.PROP_PROVIDER).exists(_.equalsIgnoreCase("silt"))
 

@@ -10,7 +10,8 @@ import io.silt.write.{SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TruncatableTable}
+import org.apache.spark.sql.connector.catalog.{SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange,
+  TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -26,7 +27,7 @@ final case class SiltTableV2(
     path: Path,
     catalogTable: Option[CatalogTable] = None,
     timeTravel: TimeTravel = TimeTravel.Latest,
-    tableName: Option[String] = None) extends Table with SupportsWrite with TruncatableTable {
+    tableName: Option[String] = None) extends Table with SupportsWrite with TruncatableTable with SupportsSchemaEvolution {
 
   lazy val log: TableLog = TableLog.forPath(spark, path.toString)
   lazy val snapshot: Snapshot = timeTravel.snapshot(log)
@@ -47,8 +48,13 @@ final case class SiltTableV2(
       m.description.map("comment" -> _)).asJava
   }
 
+  // AUTOMATIC_SCHEMA_EVOLUTION lets Spark plan MERGE WITH SCHEMA EVOLUTION with the source's new
+  // columns; Silt widens the target itself (dml.MergeSchemaEvolution), so Spark may apply no
+  // change of its own (which would be a commit before the MERGE's).
   override def capabilities(): util.Set[TableCapability] =
-    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC, TRUNCATE).asJava
+    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC, TRUNCATE, AUTOMATIC_SCHEMA_EVOLUTION).asJava
+
+  override def supportsColumnChange(change: TableChange.ColumnChange): Boolean = false
 
   /** TRUNCATE TABLE: all rows removed in one commit. */
   override def truncateTable(): Boolean = {

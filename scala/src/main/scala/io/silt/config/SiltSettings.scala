@@ -71,10 +71,14 @@ object SiltSettings {
   val UserMetadata: Setting[String] = Setting.string("spark.silt.commitInfo.userMetadata",
     "`userMetadata` of every commit of the session (a write's option wins)")
 
+  val SchemaAutoMerge: Setting[Boolean] = Setting.boolean("spark.silt.schema.autoMerge.enabled", default = false,
+    "add the new columns of written data (as the write option `mergeSchema`) and of MERGE sources (as MERGE WITH " +
+      "SCHEMA EVOLUTION)")
+
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
-    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata)
+    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata, SchemaAutoMerge)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet

@@ -13,10 +13,15 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) extends PredicateHelper {
   def snapshot = index.snapshot
 
-  /** A transaction on the snapshot the command's plan was analyzed against. */
+  /**
+   * A transaction on the snapshot the command's plan was analyzed against; metadata the plan
+   * evolved (MERGE WITH SCHEMA EVOLUTION) is committed with the rows.
+   */
   def startTransaction(spark: SparkSession): OptimisticTransaction = {
     TableFeatures.checkWritable(snapshot.tablePath.toString, snapshot.protocol, snapshot.metadata)
-    new OptimisticTransaction(io.silt.log.TableLog.forPath(spark, snapshot.tablePath.toString), Some(snapshot), spark)
+    val txn = new OptimisticTransaction(io.silt.log.TableLog.forPath(spark, snapshot.tablePath.toString), Some(snapshot), spark)
+    if (snapshot.uncommittedMetadata) txn.updateMetadata(snapshot.metadata)
+    txn
   }
 
   /** The files that may hold rows matching `condition` (partition pruning and statistics). */

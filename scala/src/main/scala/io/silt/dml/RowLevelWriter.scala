@@ -105,7 +105,7 @@ object RowLevelWriter {
       }
     }
     val toWrite = counts.exists(c => c.updated + c.inserted > 0)
-    val written = newRows.filter(_ => toWrite).map(rows => write(spark, snapshot, rows)).getOrElse(Nil)
+    val written = newRows.filter(_ => toWrite).map(rows => write(spark, txn, rows)).getOrElse(Nil)
     val c = counts.getOrElse(RowCounts(0L, deletions.map(_.newlyDeleted).sum, 0L))
     val metrics = RowLevelMetrics(c.updated, c.deleted, c.inserted, copied = 0L,
       filesAdded = written.size, filesRemoved = filesRemoved, dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
@@ -118,7 +118,7 @@ object RowLevelWriter {
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
       rows: Option[DataFrame], counts: RowCounts, operation: Map[String, Long] => Operation): RowLevelMetrics = {
-    val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, snapshot, _)).getOrElse(Nil)
+    val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, txn, _)).getOrElse(Nil)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
     val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
@@ -128,13 +128,14 @@ object RowLevelWriter {
 
   private def commitIfChanged(txn: OptimisticTransaction, actions: Seq[Action], metrics: RowLevelMetrics,
       operation: Map[String, Long] => Operation): RowLevelMetrics = {
-    if (actions.nonEmpty) txn.commit(actions, operation(metrics.toMap))
+    if (actions.nonEmpty || txn.metadataChanged) txn.commit(actions, operation(metrics.toMap))
     metrics
   }
 
-  private def write(spark: SparkSession, snapshot: Snapshot, rows: DataFrame): Seq[AddFile] =
-    DataFileWriter.write(spark, snapshot.tablePath,
-      rows.select(snapshot.metadata.schema.fieldNames.toSeq.map(Identifiers.column): _*), snapshot.metadata)
+  /** Writes rows under the metadata the transaction commits (with the physical names of columns it adds). */
+  private def write(spark: SparkSession, txn: OptimisticTransaction, rows: DataFrame): Seq[AddFile] =
+    DataFileWriter.write(spark, txn.log.tablePath,
+      rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column): _*), txn.metadata)
 
   private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =
     files.map(a => snapshot.filePath(a).toUri.toString -> a).toMap

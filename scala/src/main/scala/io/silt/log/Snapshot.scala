@@ -22,7 +22,8 @@ final class Snapshot(
     val protocol: Protocol,
     val metadata: Metadata,
     val timestamp: Long,
-    computeState: () => SnapshotState) {
+    computeState: () => SnapshotState,
+    val uncommittedMetadata: Boolean = false) {
 
   @volatile private var computed = false
   private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
@@ -40,6 +41,13 @@ final class Snapshot(
   def sizeInBytes: Long = files.iterator.map(_.size).sum
   def numFiles: Int = files.size
   def filePath(add: AddFile): Path = TablePaths.absolute(tablePath, add.path)
+
+  /**
+   * This snapshot's files under metadata not committed yet: what a MERGE WITH SCHEMA EVOLUTION
+   * reads and writes against, and commits with its rows.
+   */
+  def withUncommittedMetadata(m: Metadata): Snapshot =
+    new Snapshot(tablePath, version, protocol, m, timestamp, () => state, uncommittedMetadata = true)
 
   override def toString: String = s"Snapshot($tablePath, version $version)"
 }

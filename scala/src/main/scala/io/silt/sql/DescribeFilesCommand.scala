@@ -1,6 +1,6 @@
 package io.silt.sql
 
-import io.silt.log.TableLog
+import io.silt.log.{ColumnMapping, TableLog}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -9,6 +9,8 @@ import org.apache.spark.sql.types._
 /**
  * DESCRIBE FILES: one row per live data file of the current version, with its statistics and
  * deletion vector, so that tools (Python's SiltTable.files(), the CLI) never read the log themselves.
+ * Partition values are keyed by column name; `stats` is the log's own JSON (under column mapping,
+ * keyed by physical names).
  */
 final case class DescribeFilesCommand(table: TableRef) extends LeafRunnableCommand {
 
@@ -16,11 +18,13 @@ final case class DescribeFilesCommand(table: TableRef) extends LeafRunnableComma
 
   override def run(spark: SparkSession): Seq[Row] = {
     val s = TableLog.forPath(spark, table.path(spark).toString).latest()
+    val mapping = ColumnMapping.of(s.metadata)
     s.files.map { a =>
       Row(
         a.path,
         s.filePath(a).toString,
-        a.partitionValues,
+        if (!mapping.enabled) a.partitionValues
+        else s.metadata.partitionColumns.map(c => c -> a.partitionValues.getOrElse(mapping.partitionKey(c), null)).toMap,
         a.size,
         new java.sql.Timestamp(a.modificationTime),
         a.numPhysicalRecords.map(Long.box).orNull,

@@ -7,18 +7,27 @@ import org.antlr.v4.runtime.misc.ParseCancellationException
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import io.silt.config.SiltSettings
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
  * Parses Silt's statements with the shared grammar and hands everything else to Spark's
  * parser, so that Spark's own error messages stay as they are for non-Silt SQL.
  */
-class SiltSqlParser(delegate: ParserInterface) extends ParserInterface {
+class SiltSqlParser(delegate: ParserInterface, spark: Option[SparkSession] = None) extends ParserInterface {
   private val builder = new SiltSqlAstBuilder
 
   override def parsePlan(sqlText: String): LogicalPlan =
-    parseSilt(sqlText).getOrElse(delegate.parsePlan(sqlText))
+    parseSilt(sqlText).getOrElse(withAutoMerge(delegate.parsePlan(sqlText)))
+
+  /** With `spark.silt.schema.autoMerge.enabled`, a MERGE evolves the schema as MERGE WITH SCHEMA EVOLUTION does. */
+  private def withAutoMerge(plan: LogicalPlan): LogicalPlan = plan match {
+    case m: MergeIntoTable if !m.withSchemaEvolution && spark.exists(s => SiltSettings.SchemaAutoMerge(s)) =>
+      m.copy(withSchemaEvolution = true)
+    case other => other
+  }
 
   /** The Silt command for `sqlText`, or None when the statement is not a Silt statement. */
   def parseSilt(sqlText: String): Option[LogicalPlan] = {

@@ -93,6 +93,13 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** ALTER TABLE … REPLACE COLUMNS: the new columns, each as a JSON object. */
+  final case class ReplaceColumns(columns: Seq[String]) extends Operation {
+    def name: String = "REPLACE COLUMNS"
+    def parameters: Map[String, String] = Map("columns" -> columns.mkString("[", ",", "]"))
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   final case class AddConstraint(constraint: String, expr: String) extends Operation {
     def name: String = "ADD CONSTRAINT"
     def parameters: Map[String, String] = Map("name" -> constraint, "expr" -> expr)

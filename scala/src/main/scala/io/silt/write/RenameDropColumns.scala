@@ -9,14 +9,15 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.connector.catalog.TableChange
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 /**
  * ALTER TABLE … RENAME COLUMN and DROP COLUMN(S), which column mapping makes metadata-only
  * changes: data files keep the physical names, so a renamed column reads its old data and a
  * dropped one is gone (a new column of the same name gets a new physical name). As in Delta
  * Lake: a column a CHECK constraint uses can be neither renamed nor dropped, a partition column
- * cannot be dropped, and `delta.dataSkippingStatsColumns` follows the change.
+ * cannot be dropped, and `delta.dataSkippingStatsColumns` follows the change. REPLACE COLUMNS
+ * is a drop of the columns left out, an add of the new ones and a reordering, in one commit.
  */
 object RenameDropColumns {
 
@@ -54,12 +55,7 @@ object RenameDropColumns {
     val present = changes.filter(c => exists(current.schema, c.fieldNames.toSeq))
     changes.filterNot(present.contains).find(!_.ifExists).foreach(c => refuse(s"there is no column ${c.fieldNames.mkString(".")}"))
     val paths = present.map(_.fieldNames.toSeq)
-    paths.find(p => p.size == 1 && current.partitionColumns.exists(_.equalsIgnoreCase(p.head))).foreach { p =>
-      refuse(s"${p.head} is a partition column, which cannot be dropped")
-    }
-    paths.flatMap(p => usedByConstraint(spark, current, p).map(p -> _)).headOption.foreach { case (p, c) =>
-      refuse(s"the CHECK constraint $c uses ${p.mkString(".")}; drop the constraint first")
-    }
+    checkDroppable(spark, current, paths, refuse)
     val schema = paths.foldLeft(current.schema) { (schema, p) =>
       SchemaPaths.updateStruct(schema, p.init, refuse) { s =>
         val rest = s.fields.filterNot(_.name.equalsIgnoreCase(p.last))
@@ -75,14 +71,71 @@ object RenameDropColumns {
     schema
   }
 
+  /**
+   * ALTER TABLE … REPLACE COLUMNS: the columns become exactly those given, in that order. As in
+   * Delta Lake, a column kept must keep its type (its comment is the new one); new columns are
+   * added nullable; a column left out is dropped, which needs column mapping and must not be a
+   * partition column.
+   */
+  def replace(spark: SparkSession, tablePath: Path, columns: Seq[TableChange.AddColumn]): StructType = {
+    def refuse(why: String): Nothing = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath REPLACE COLUMNS: $why")
+    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
+    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
+    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val current = txn.metadata
+    val fields = columns.map { c =>
+      val name = c.fieldNames.mkString(".")
+      if (c.defaultValue != null) refuse(s"column $name: column defaults are not supported")
+      current.schema.fields.find(_.name.equalsIgnoreCase(name)) match {
+        case Some(old) =>
+          if (ColumnMapping.logicalSchema(StructType(Seq(old))).head.dataType != c.dataType) {
+            refuse(s"column $name would change type from ${old.dataType.simpleString} to ${c.dataType.simpleString}; " +
+              "a column's type cannot change")
+          }
+          if (old.nullable && !c.isNullable) refuse(s"a nullable column ($name) cannot become NOT NULL")
+          val kept = old.copy(name = name, nullable = c.isNullable)
+          Option(c.comment).fold(kept.copy(metadata = new MetadataBuilder().withMetadata(old.metadata).remove("comment").build()))(
+            kept.withComment)
+        case None =>
+          if (!c.isNullable) refuse(s"a new column ($name) must be nullable")
+          Option(c.comment).foldLeft(StructField(name, c.dataType, nullable = true))(_.withComment(_))
+      }
+    }
+    val dropped = current.schema.fields.filterNot(f => fields.exists(_.name.equalsIgnoreCase(f.name))).map(f => Seq(f.name))
+    if (dropped.nonEmpty) {
+      requireMapping(txn, s"dropping ${dropped.map(_.head).mkString(", ")}", refuse)
+      checkDroppable(spark, current, dropped, refuse)
+    }
+    val schema = StructType(fields)
+    val m = current.copy(schemaString = schema.json,
+      configuration = statsColumns(current, _.filterNot(c => dropped.exists(p => samePath(c, p) ||
+        c.toLowerCase.startsWith(p.head.toLowerCase + ".")))))
+    commit(txn, m, Operation.ReplaceColumns(fields.map(f => SchemaPaths.fieldJson(f.name, ColumnMapping.logicalSchema(
+      StructType(Seq(f))).head))))
+    schema
+  }
+
   private def start(spark: SparkSession, tablePath: Path, what: String, refuse: String => Nothing): OptimisticTransaction = {
     val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
     if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
     TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    requireMapping(txn, what, refuse)
+    txn
+  }
+
+  private def requireMapping(txn: OptimisticTransaction, what: String, refuse: String => Nothing): Unit =
     if (!ColumnMapping.of(txn.metadata).enabled) refuse(s"$what needs column mapping, so that data files keep " +
       "their column names; enable it first with ALTER TABLE … SET TBLPROPERTIES " +
       s"('${TableProperties.ColumnMappingModeKey}' = 'name') (readers then need Delta reader version 2 or later)")
-    txn
+
+  /** Refuses to drop a partition column or a column a CHECK constraint uses. */
+  private def checkDroppable(spark: SparkSession, m: Metadata, paths: Seq[Seq[String]], refuse: String => Nothing): Unit = {
+    paths.find(p => p.size == 1 && m.partitionColumns.exists(_.equalsIgnoreCase(p.head))).foreach { p =>
+      refuse(s"${p.head} is a partition column, which cannot be dropped")
+    }
+    paths.flatMap(p => usedByConstraint(spark, m, p).map(p -> _)).headOption.foreach { case (p, c) =>
+      refuse(s"the CHECK constraint $c uses ${p.mkString(".")}; drop the constraint first")
+    }
   }
 
   private def commit(txn: OptimisticTransaction, m: Metadata, op: Operation): Unit = {

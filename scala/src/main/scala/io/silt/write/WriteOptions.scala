@@ -63,11 +63,14 @@ object WriteOptions {
     OptionSpec(TxnVersionKey, honoured = true, "idempotent writes: cleared after the write that used it"),
     OptionSpec(UserMetadataKey, honoured = true, "userMetadata of every commit (a write's option wins)"),
     OptionSpec("spark.sql.files.maxRecordsPerFile", honoured = true, "as Spark: rows per data file"),
+    OptionSpec(SiltSettings.SchemaAutoMerge.key, honoured = true,
+      "`true`: writes add the data's new columns unless the option mergeSchema says otherwise; MERGE adds the source's " +
+        "(as MERGE WITH SCHEMA EVOLUTION)"),
     OptionSpec("spark.databricks.delta.write.txnAppId", honoured = false, s"refused: use $TxnAppIdKey"),
     OptionSpec("spark.databricks.delta.write.txnVersion", honoured = false, s"refused: use $TxnVersionKey"),
     OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = false, s"refused: use $UserMetadataKey"),
     OptionSpec("spark.databricks.delta.schema.autoMerge.enabled", honoured = false,
-      "refused: use the write option mergeSchema"),
+      s"refused: use ${SiltSettings.SchemaAutoMerge.key} (or the write option mergeSchema)"),
     OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = false,
       "refused: give table properties in CREATE TABLE … TBLPROPERTIES or as delta.* write options"))
 
@@ -100,7 +103,7 @@ object WriteOptions {
       mode = mode,
       partitionBy = partitionBy,
       replaceWhere = replaceWhere,
-      mergeSchema = flag(lower, "mergeSchema"),
+      mergeSchema = lower.get("mergeschema").map(v => parseBoolean("mergeSchema", v)).getOrElse(SiltSettings.SchemaAutoMerge(spark)),
       overwriteSchema = overwriteSchema,
       dynamicPartitionOverwrite = useDynamic,
       appTransaction = appTransaction(spark, lower),
