@@ -26,12 +26,14 @@ object MergeSchemaEvolution {
       case i: InsertAction => i.assignments
       case _ => Nil
     }
+    // `t.new_column`: a first part that is not a target column is the target's alias.
+    val targetColumns = m.targetTable.output.map(_.name.toLowerCase).toSet
     val added = assignments.collect {
-      case Assignment(UnresolvedAttribute(Seq(name)), value) if value.resolved =>
-        StructField(name, value.dataType, nullable = true)
-      case Assignment(UnresolvedAttribute(parts), _) =>
-        throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA EVOLUTION adds top-level " +
-          s"columns only, not ${parts.mkString(".")}: add it first with ALTER TABLE … ADD COLUMNS")
+      case Assignment(UnresolvedAttribute(parts), value) if value.resolved =>
+        val path = if (parts.size > 1 && !targetColumns(parts.head.toLowerCase)) parts.tail else parts
+        if (path.size != 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
+          s"EVOLUTION adds top-level columns only, not ${parts.mkString(".")}: add it first with ALTER TABLE … ADD COLUMNS")
+        StructField(path.head, value.dataType, nullable = true)
     }
     added.foldLeft(Seq.empty[StructField]) { (kept, f) =>
       if (kept.exists(_.name.equalsIgnoreCase(f.name))) kept else kept :+ f
