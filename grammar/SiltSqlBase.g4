@@ -37,6 +37,8 @@ siltStatement
     | ALTER TABLE table=tableRef ADD CONSTRAINT name=identifier
         CHECK '(' condition=predicateToken ')'                                #addConstraint
     | ALTER TABLE table=tableRef DROP CONSTRAINT (IF EXISTS)? name=identifier #dropConstraint
+    | ALTER TABLE table=tableRef (ALTER | CHANGE) COLUMN? column=qualifiedName
+        SET NOT NULL                                                          #setNotNull
     ;
 
 zorderSpec
@@ -72,7 +74,7 @@ identifier
 
 nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
-    | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS
+    | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -108,6 +110,11 @@ CHECK: 'CHECK';
 DROP: 'DROP';
 IF: 'IF';
 EXISTS: 'EXISTS';
+CHANGE: 'CHANGE';
+COLUMN: 'COLUMN';
+SET: 'SET';
+NOT: 'NOT';
+NULL: 'NULL';
 
 STRING
     : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''

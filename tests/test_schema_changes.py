@@ -89,9 +89,6 @@ def test_alter_column_comment_nullability_and_position(spark, tmp_path):
     assert len(changes) == 4
     assert changes[0]["position"] == "AFTER w" and json.loads(changes[0]["column"])["metadata"] == {"comment": "hello"}
     assert json.loads(changes[3]["column"]) == {"name": "id", "type": "long", "nullable": True, "metadata": {}}
-    # as in Delta Lake (Spark's analyzer says so first), a nullable column cannot become NOT NULL
-    with pytest.raises(Exception, match="Cannot change nullable column to non-nullable: w"):
-        spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN w SET NOT NULL")
     # what needs more than Silt has is refused by name
     for ddl, message in [("ALTER COLUMN w TYPE BIGINT", "its type cannot change from int to bigint"),
                          ("RENAME COLUMN w TO w2", "RENAME COLUMN w needs column mapping.*'delta.columnMapping.mode' = 'name'"),
@@ -185,3 +182,25 @@ def test_the_auto_merge_setting_evolves_merges_and_writes(spark, tmp_path):
     spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 2L AS id, 'c' AS v, 'x' AS extra, 1 AS more, 'z' AS zzz) s "
               "ON t.id = s.id WHEN MATCHED THEN UPDATE SET *")
     assert spark.read.format("silt").load(p).columns == ["id", "v", "extra", "more"]
+
+
+def test_set_not_null_checks_the_rows_first(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, s STRUCT<a: INT>, v STRING) USING silt "
+              "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, named_struct('a', 1), 'x'), (2, named_struct('a', 2), NULL)")
+    with pytest.raises(silt.ConstraintViolationException, match="1 row.* have NULL in v"):
+        silt.errors.reraise(lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN v SET NOT NULL"))
+    assert log_versions(p) == [0, 1]
+    spark.sql(f"UPDATE silt.`{p}` SET v = 'y' WHERE v IS NULL")
+    spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN v SET NOT NULL")
+    spark.sql(f"ALTER TABLE silt.`{p}` CHANGE COLUMN s.a SET NOT NULL")
+    schema = json.loads(spark.sql(f"DESCRIBE HISTORY silt.`{p}`").first()["operationParameters"]["column"])
+    assert schema == {"name": "s.a", "type": "integer", "nullable": False, "metadata": {}}
+    for row in ("(3, named_struct('a', 3), NULL)", "(4, named_struct('a', CAST(NULL AS INT)), 'z')"):
+        with pytest.raises(silt.ConstraintViolationException, match="NOT NULL constraint violated"):
+            silt.errors.reraise(lambda: spark.sql(f"INSERT INTO silt.`{p}` VALUES {row}"))
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).collect()) == [(1, (1,), "x"), (2, (2,), "y")]
+    # DROP NOT NULL undoes it
+    spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN v DROP NOT NULL")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (3, named_struct('a', 3), NULL)")

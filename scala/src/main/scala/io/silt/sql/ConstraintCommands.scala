@@ -19,3 +19,11 @@ final case class DropConstraintCommand(table: TableRef, name: String, ifExists: 
     Nil
   }
 }
+
+/** ALTER TABLE t ALTER COLUMN c SET NOT NULL: the rows are checked first (Spark's analyzer would refuse it). */
+final case class SetNotNullCommand(table: TableRef, column: Seq[String]) extends LeafRunnableCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    TableConstraints.setNotNull(spark, table.path(spark), column)
+    Nil
+  }
+}

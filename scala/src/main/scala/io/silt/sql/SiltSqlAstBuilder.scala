@@ -57,6 +57,9 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDropConstraint(ctx: P.DropConstraintContext): LogicalPlan =
     DropConstraintCommand(tableRef(ctx.table), SiltSqlAstBuilder.identifier(ctx.name.getText), ctx.EXISTS != null)
 
+  override def visitSetNotNull(ctx: P.SetNotNullContext): LogicalPlan =
+    SetNotNullCommand(tableRef(ctx.table), ctx.column.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)
+
   private def tableRef(ctx: P.TableRefContext): TableRef =
     if (ctx.path != null) TableRef.ByPath(SiltSqlAstBuilder.unquote(ctx.path.getText))
     else TableRef.ByName(ctx.qualifiedName().identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)

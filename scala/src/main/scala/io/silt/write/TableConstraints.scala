@@ -1,15 +1,18 @@
 package io.silt.write
 
 import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{TableFeatures, TableLog, TableProperties}
+import io.silt.log.{ColumnMapping, TableFeatures, TableLog, TableProperties}
 import io.silt.read.SiltRelation
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.functions.{coalesce, expr, lit, not}
-import org.apache.spark.sql.types.BooleanType
+import org.apache.spark.sql.functions.{coalesce, col, expr, lit, not}
+import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
-/** ALTER TABLE … ADD / DROP CONSTRAINT: CHECK constraints kept as `delta.constraints.<name>` properties. */
+/**
+ * ALTER TABLE … ADD / DROP CONSTRAINT: CHECK constraints kept as `delta.constraints.<name>`
+ * properties; and SET NOT NULL, a constraint kept in the schema.
+ */
 object TableConstraints {
 
   /** Adds a CHECK constraint after checking every current row against it; a concurrent write conflicts. */
@@ -56,6 +59,45 @@ object TableConstraints {
       }))
     }
     txn.commit(Nil, Operation.DropConstraint(name, old))
+  }
+
+  /**
+   * ALTER COLUMN … SET NOT NULL: a column or struct field becomes NOT NULL after every current row
+   * is checked (a null parent struct counts as null, as writes check it); like a new CHECK
+   * constraint, it conflicts with any concurrent append.
+   */
+  def setNotNull(spark: SparkSession, tablePath: Path, column: Seq[String]): Long = {
+    val name = column.mkString(".")
+    def refuse(why: String): Nothing =
+      throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ALTER COLUMN $name SET NOT NULL: $why")
+    val txn = start(spark, tablePath)
+    val current = txn.metadata
+    var changed: Option[StructField] = None
+    val schema = SchemaPaths.updateStruct(current.schema, column.init, refuse) { s =>
+      val i = SchemaPaths.indexOf(s, column.last, refuse)
+      changed = Some(s.fields(i).copy(nullable = false))
+      StructType(s.fields.updated(i, changed.get))
+    }
+    if (column.exists(p => Set("element", "key", "value")(p.toLowerCase)) && !hasStructPath(current.schema, column)) {
+      refuse("only columns and struct fields can be NOT NULL, not fields inside arrays or maps")
+    }
+    txn.filesToValidate()
+    val rows = spark.baseRelationToDataFrame(SiltRelation.forSnapshot(spark, txn.readSnapshot.get))
+    val nulls = rows.filter(col(column.map(p => "`" + p.replace("`", "``") + "`").mkString(".")).isNull).count()
+    if (nulls > 0) throw new ConstraintViolationException(name, s"$nulls row(s) of $tablePath have NULL in $name, " +
+      "so it cannot become NOT NULL; nothing was committed")
+    txn.updateMetadata(current.copy(schemaString = schema.json))
+    TableWriter.upgradeProtocol(txn, txn.metadata)
+    txn.commit(Nil, Operation.ChangeColumn(SchemaPaths.fieldJson(name,
+      ColumnMapping.logicalSchema(StructType(Seq(changed.get))).head), None))
+  }
+
+  private def hasStructPath(schema: StructType, path: Seq[String]): Boolean = path match {
+    case Seq() => true
+    case head +: rest => schema.fields.find(_.name.equalsIgnoreCase(head)).exists(f => rest.isEmpty || (f.dataType match {
+      case s: StructType => hasStructPath(s, rest)
+      case _ => false
+    }))
   }
 
   private def start(spark: SparkSession, tablePath: Path): OptimisticTransaction = {
