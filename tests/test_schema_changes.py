@@ -159,6 +159,14 @@ def test_a_failing_merge_with_schema_evolution_adds_no_column(spark, tmp_path):
         spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 1L AS id) s ON t.id = s.id "
                   "WHEN MATCHED THEN UPDATE SET t.nested.x = 1")
     assert log_versions(p) == [0, 1, 2]
+    # with no new column, nothing but the MERGE's rows is committed
+    spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 0L AS id, 6 AS score) s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET *")
+    assert not any("metaData" in json.loads(line) for line in open(os.path.join(p, "_delta_log", f"{3:020d}.json")))
+    # with no new column, nothing but the MERGE's rows is committed
+    spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 0L AS id, 6 AS score) s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET *")
+    assert not any("metaData" in json.loads(line) for line in open(os.path.join(p, "_delta_log", f"{3:020d}.json")))
 
 
 def test_the_auto_merge_setting_evolves_merges_and_writes(spark, tmp_path):

@@ -27,7 +27,9 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         if (!m.schemaEvolutionReady) m else {
           val r = siltTarget(m).get
           val t = r.table.asInstanceOf[SiltTableV2]
-          val (snapshot, added) = MergeSchemaEvolution.widen(t.snapshot, MergeSchemaEvolution.newColumns(m))
+          // no new column: the table as it is, and no metadata committed
+          val columns = MergeSchemaEvolution.newColumns(m)
+          val (snapshot, added) = if (columns.isEmpty) (t.snapshot, Nil) else MergeSchemaEvolution.widen(t.snapshot, columns)
           val widened = LogicalRelation(SiltRelation.forSnapshot(spark, snapshot), r.output ++ added, t.catalogTable,
             isStreaming = false, stream = None)
           m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => widened })
