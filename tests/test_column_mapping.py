@@ -291,3 +291,22 @@ def test_describe_files_shows_partition_values_by_column_name(spark, mapped):
     spark.sql(f"ALTER TABLE silt.`{mapped}` RENAME COLUMN part TO category")
     values = {tuple(r["partitionValues"].items()) for r in spark.sql(f"DESCRIBE FILES silt.`{mapped}`").collect()}
     assert values == {(("category", "x"),), (("category", "y"),)}
+
+
+def test_a_v2_checkpoint_of_a_mapped_table_reads_after_a_rename(spark, tmp_path):
+    p = str(tmp_path / "v2")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, part INT, v STRING) USING silt PARTITIONED BY (part) TBLPROPERTIES "
+              "('delta.columnMapping.mode' = 'name', 'delta.checkpointPolicy' = 'v2', 'delta.enableDeletionVectors' = 'true')")
+    spark.range(0, 30).coalesce(1).selectExpr("id", "CAST(id % 3 AS INT) AS part", "CONCAT('v', id) AS v") \
+        .write.format("silt").mode("append").save(p)
+    spark.sql(f"ALTER TABLE silt.`{p}` RENAME COLUMN part TO bucket")
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id % 4 = 0")
+    spark.sql(f"CHECKPOINT silt.`{p}`")
+    assert glob.glob(os.path.join(p, "_delta_log", "_sidecars", "*")) or \
+        glob.glob(os.path.join(p, "_delta_log", "*.checkpoint.*.parquet"))
+    fresh = str(tmp_path / "fresh")
+    os.rename(p, fresh)
+    df = spark.read.format("silt").load(fresh)
+    assert df.columns == ["id", "bucket", "v"]
+    assert sorted(r.id for r in df.collect()) == [i for i in range(30) if i % 4]
+    assert files_scanned(spark, df.where("bucket = 1")) == 1
