@@ -140,6 +140,30 @@ def test_merge_with_schema_evolution_adds_the_source_columns_in_its_own_commit(s
         assert [f["metadata"]["delta.columnMapping.id"] for f in fields] == [1, 2, 3, 4]
 
 
+def test_merge_with_schema_evolution_adds_new_fields_of_structs(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, s STRUCT<a: INT>) USING silt TBLPROPERTIES "
+              "('delta.columnMapping.mode' = 'name', 'delta.enableDeletionVectors' = 'true')")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, named_struct('a', 1)), (2, named_struct('a', 2))")
+    spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT * FROM VALUES "
+              "(2L, named_struct('a', 20, 'b', 'x')), (3L, named_struct('a', 30, 'b', 'y')) AS s(id, s)) s "
+              "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    df = spark.read.format("silt").load(p)
+    assert df.schema["s"].dataType.fieldNames() == ["a", "b"]
+    assert sorted(tuple(r) for r in df.collect()) == [(1, (1, None)), (2, (20, "x")), (3, (30, "y"))]
+    assert log_versions(p) == [0, 1, 2]
+    fields = json.loads(next(json.loads(line)["metaData"] for line in open(os.path.join(p, "_delta_log", f"{2:020d}.json"))
+                             if "metaData" in line)["schemaString"])["fields"]
+    nested = fields[1]["type"]["fields"]
+    assert [f["metadata"]["delta.columnMapping.id"] for f in nested] == [3, 4]
+    # Silt's MERGE sets whole columns only: a new field assigned by itself is refused, and adds nothing
+    with pytest.raises(silt.UnsupportedOptionException, match="cannot add s.c by itself: assign the whole struct s"):
+        silt.errors.reraise(lambda: spark.sql(
+            f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 1L AS id, named_struct('c', 7) AS s) src "
+            "ON t.id = src.id WHEN MATCHED THEN UPDATE SET s.c = src.s.c"))
+    assert log_versions(p) == [0, 1, 2]
+
+
 def test_a_failing_merge_with_schema_evolution_adds_no_column(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)

@@ -5,8 +5,10 @@ import scala.jdk.CollectionConverters._
 import io.silt.errors.InvalidTableOperationException
 import io.silt.dml.MergeSchemaEvolution
 import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
+import io.silt.write.SchemaEvolution
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.LogicalRelation
@@ -24,15 +26,26 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
     val evolving = plan.collect { case m: MergeIntoTable if m.withSchemaEvolution => siltTarget(m) }.flatten
     plan.resolveOperatorsUp {
       case m: MergeIntoTable if m.withSchemaEvolution && siltTarget(m).isDefined =>
-        if (!m.schemaEvolutionReady) m else {
+        if (!MergeSchemaEvolution.ready(m)) m else {
           val r = siltTarget(m).get
           val t = r.table.asInstanceOf[SiltTableV2]
-          // no new column: the table as it is, and no metadata committed
-          val columns = MergeSchemaEvolution.newColumns(m)
-          val (snapshot, added) = if (columns.isEmpty) (t.snapshot, Nil) else MergeSchemaEvolution.widen(t.snapshot, columns)
-          val widened = LogicalRelation(SiltRelation.forSnapshot(spark, snapshot), r.output ++ added, t.catalogTable,
-            isStreaming = false, stream = None)
-          m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => widened })
+          val schema = MergeSchemaEvolution.widenedSchema(m, t.snapshot.metadata.schema)
+          // nothing new: the table as it is, and no metadata committed
+          val snapshot = if (schema == t.snapshot.metadata.schema) t.snapshot else MergeSchemaEvolution.widen(t.snapshot, schema)
+          val relation = SiltRelation.forSnapshot(spark, snapshot)
+          // columns whose type widened keep their ids, with the new type everywhere the plan uses them
+          val output = SchemaEvolution.asNullable(relation.schema).fields.toSeq.map { f =>
+            r.output.find(_.name.equalsIgnoreCase(f.name)) match {
+              case Some(a) if a.dataType == f.dataType => a
+              case Some(a) => a.withDataType(f.dataType)
+              case None => AttributeReference(f.name, f.dataType, nullable = true)()
+            }
+          }
+          val changed = AttributeMap(r.output.flatMap(a => output.find(o => o.exprId == a.exprId && o.dataType != a.dataType)
+            .map(a -> (_: Attribute))))
+          val widened = LogicalRelation(relation, output, t.catalogTable, isStreaming = false, stream = None)
+          MergeSchemaEvolution.recast(m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => widened })
+            .rewriteAttrs(changed).asInstanceOf[MergeIntoTable], r.output.filter(a => changed.contains(a)).map(a => a.exprId -> a.dataType).toMap)
         }
       case r @ DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) if !evolving.exists(_ eq r) =>
         val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)

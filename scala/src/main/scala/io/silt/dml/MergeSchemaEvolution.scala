@@ -1,26 +1,26 @@
 package io.silt.dml
 
-import io.silt.errors.UnsupportedOptionException
+import io.silt.errors.{SchemaMismatchException, UnsupportedOptionException}
 import io.silt.log.Snapshot
 import io.silt.write.SchemaEvolution
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.AttributeReference
-import org.apache.spark.sql.catalyst.plans.logical.{Assignment, InsertAction, MergeIntoTable, UpdateAction}
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, ExprId}
+import org.apache.spark.sql.catalyst.plans.logical.{Assignment, InsertAction, InsertStarAction, MergeAction, MergeIntoTable,
+  UpdateAction, UpdateStarAction}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
 /**
- * MERGE WITH SCHEMA EVOLUTION (or with `spark.silt.schema.autoMerge.enabled`): the source columns
- * that `UPDATE SET *` / `INSERT *` (or `SET new_column = …`) assign but the target lacks become new
- * nullable columns of the target. The MERGE is planned against the widened schema, its files
- * read as null there, and the new metadata is committed with its rows, in one commit: a MERGE
- * that fails adds no column. Spark then leaves the keys of the new columns unresolved until the
- * target has them; Silt's own rule widens the target (Spark's would alter the table first, in a
- * commit of its own).
+ * MERGE WITH SCHEMA EVOLUTION (or with `spark.silt.schema.autoMerge.enabled`): what `UPDATE SET *`
+ * / `INSERT *` (or `SET new_column = …`) assign but the target lacks becomes part of the target:
+ * new nullable columns, and new fields of the structs assigned whole (also inside arrays and maps). The MERGE is planned against the widened schema, its files read as null there, and the
+ * new metadata is committed with its rows, in one commit: a MERGE that fails adds nothing. Spark
+ * leaves the keys of new columns unresolved until the target has them; Silt's own rule widens the
+ * target (Spark's would alter the table first, in a commit of its own).
  */
 object MergeSchemaEvolution {
 
-  /** The source columns `m` assigns to columns the target lacks, in the order first assigned. */
-  def newColumns(m: MergeIntoTable): Seq[StructField] = {
+  /** The target's schema (`table`, the log's) widened with what `m` assigns; `table` itself when nothing is new. */
+  def widenedSchema(m: MergeIntoTable, table: StructType): StructType = {
     val assignments = (m.matchedActions ++ m.notMatchedActions).flatMap {
       case u: UpdateAction => u.assignments
       case i: InsertAction => i.assignments
@@ -28,26 +28,68 @@ object MergeSchemaEvolution {
     }
     // `t.new_column`: a first part that is not a target column is the target's alias.
     val targetColumns = m.targetTable.output.map(_.name.toLowerCase).toSet
-    val added = assignments.collect {
-      case Assignment(UnresolvedAttribute(parts), value) if value.resolved =>
+    assignments.foldLeft(table) {
+      case (schema, Assignment(UnresolvedAttribute(parts), value)) if value.resolved =>
         val path = if (parts.size > 1 && !targetColumns(parts.head.toLowerCase)) parts.tail else parts
-        if (path.size != 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
-          s"EVOLUTION adds top-level columns only, not ${parts.mkString(".")}: add it first with ALTER TABLE … ADD COLUMNS")
-        StructField(path.head, value.dataType, nullable = true)
-    }
-    added.foldLeft(Seq.empty[StructField]) { (kept, f) =>
-      if (kept.exists(_.name.equalsIgnoreCase(f.name))) kept else kept :+ f
+        // Silt's MERGE assigns whole columns, so a new field is added by assigning its struct whole
+        if (path.size > 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
+          s"EVOLUTION cannot add ${parts.mkString(".")} by itself: assign the whole struct ${path.head} (UPDATE SET *)")
+        mergeInto(schema, StructField(path.head, value.dataType)).getOrElse(schema)
+      // a struct the source has more fields in (Spark has put a cast to the target's type around
+      // it): its new fields are added; a conflicting type is left to Spark's cast, which names it
+      case (schema, Assignment(key: Attribute, c: Cast)) if c.child.resolved && c.dataType == key.dataType &&
+          key.dataType != c.child.dataType && hasStruct(c.child.dataType) =>
+        mergeInto(schema, StructField(key.name, c.child.dataType)).getOrElse(schema)
+      case (schema, _) => schema
     }
   }
 
   /**
-   * The snapshot the MERGE plans against (its files under the widened metadata, not committed
-   * yet) and the attributes of the new columns, after the target's `existing` ones.
+   * Whether Spark has planned `m`'s assignments far enough for the new columns to be known: both
+   * sides resolved, stars expanded, every value resolved (or a cast of a resolved value).
    */
-  def widen(snapshot: Snapshot, columns: Seq[StructField]): (Snapshot, Seq[AttributeReference]) = {
-    val m = snapshot.metadata
-    val added = SchemaEvolution.asNullable(StructType(columns))
-    val widened = m.copy(schemaString = StructType(m.schema.fields ++ added.fields).json)
-    (snapshot.withUncommittedMetadata(widened), added.fields.toSeq.map(f => AttributeReference(f.name, f.dataType, nullable = true)()))
+  def ready(m: MergeIntoTable): Boolean = m.targetTable.resolved && m.sourceTable.resolved &&
+    (m.matchedActions ++ m.notMatchedActions).forall {
+      case u: UpdateAction => u.assignments.forall(valueReady)
+      case i: InsertAction => i.assignments.forall(valueReady)
+      case _: UpdateStarAction | _: InsertStarAction => false
+      case _ => true
+    }
+
+  private def valueReady(a: Assignment): Boolean = a.value.resolved || (a.value match {
+    case c: Cast => c.child.resolved
+    case _ => false
+  })
+
+  /** `m` with the casts Spark put to the old type of a widened column (`oldTypes`, by id) made casts to its new type. */
+  def recast(m: MergeIntoTable, oldTypes: Map[ExprId, DataType]): MergeIntoTable = {
+    def fix(as: Seq[Assignment]): Seq[Assignment] = as.map {
+      case Assignment(key: Attribute, c: Cast) if oldTypes.get(key.exprId).contains(c.dataType) =>
+        Assignment(key, Cast(c.child, key.dataType, c.timeZoneId))
+      case other => other
+    }
+    def actions(as: Seq[MergeAction]): Seq[MergeAction] = as.map {
+      case u: UpdateAction => u.copy(assignments = fix(u.assignments))
+      case i: InsertAction => i.copy(assignments = fix(i.assignments))
+      case other => other
+    }
+    m.copy(matchedActions = actions(m.matchedActions), notMatchedActions = actions(m.notMatchedActions))
   }
+
+  /** `schema` with `field` merged in (a new column, or new nested fields); None when the types conflict. */
+  private def mergeInto(schema: StructType, field: StructField): Option[StructType] =
+    try Some(SchemaEvolution.merge(schema, StructType(Seq(field)), mergeSchema = true)) catch {
+      case _: SchemaMismatchException => None
+    }
+
+  private def hasStruct(dt: DataType): Boolean = dt match {
+    case _: StructType => true
+    case a: ArrayType => hasStruct(a.elementType)
+    case mt: MapType => hasStruct(mt.keyType) || hasStruct(mt.valueType)
+    case _ => false
+  }
+
+  /** The snapshot the MERGE plans against: its files under metadata with `schema`, not committed yet. */
+  def widen(snapshot: Snapshot, schema: StructType): Snapshot =
+    snapshot.withUncommittedMetadata(snapshot.metadata.copy(schemaString = schema.json))
 }
