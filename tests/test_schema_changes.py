@@ -236,3 +236,12 @@ def test_set_not_null_checks_the_rows_first(spark, tmp_path):
     # DROP NOT NULL undoes it
     spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN v DROP NOT NULL")
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (3, named_struct('a', 3), NULL)")
+
+
+def test_insert_with_schema_evolution_is_refused_and_commits_nothing(spark, tmp_path):
+    # Spark's own evolution would add the columns in a commit before the insert's; Silt lets it add none
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt")
+    with pytest.raises(Exception, match="too many data columns"):
+        spark.sql(f"INSERT WITH SCHEMA EVOLUTION INTO silt.`{p}` SELECT 1L, 'x' AS note")
+    assert log_versions(p) == [0] and spark.read.format("silt").load(p).columns == ["id"]
