@@ -116,3 +116,25 @@ def test_reference_reads_the_silt_id_mode_table(spark, tables, version):
     assert version < 1 or ref["num_rows"] == 50
     theirs = read_deltalake(tables["silt_id"], version)
     assert theirs.column_names == ours.columns and sorted(rendered(theirs)) == sorted(rendered(ours))
+
+
+def test_silt_writes_a_table_the_reference_created_and_the_reference_reads_it(spark, tmp_path):
+    # Delta Lake 4.4 writes protocol (2, 7) with writer features for name mode; Silt writes on top
+    path = str(tmp_path / "ref_created")
+    created = run_reference([{"op": "sql", "statements": [
+        f"CREATE TABLE delta.`{path}` (id BIGINT, part STRING, v STRING) USING delta PARTITIONED BY (part) "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableDeletionVectors' = 'true')",
+        f"INSERT INTO delta.`{path}` SELECT id, CAST(id % 2 AS STRING), CONCAT('v', id) FROM range(0, 100)",
+        f"ALTER TABLE delta.`{path}` RENAME COLUMN v TO label"]}])
+    assert created[0]["ok"], created[0].get("error")
+    t = f"silt.`{path}`"
+    spark.sql(f"INSERT INTO {t} SELECT id, 'new', CONCAT('n', id) FROM range(100, 110)")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN id TO ident")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMNS (extra STRING)")
+    spark.sql(f"UPDATE {t} SET extra = 'e' WHERE ident % 10 = 3")
+    spark.sql(f"DELETE FROM {t} WHERE ident % 7 = 0")
+    ours = spark.read.format("silt").load(path)
+    res = run_reference([{"op": "read", "path": path}])[0]
+    assert res["ok"], res.get("error")
+    assert res["columns"] == ours.columns == ["ident", "part", "label", "extra"]
+    assert res["rows"] == rendered(ours, res["columns"]) and res["num_rows"] == 110 - 16
