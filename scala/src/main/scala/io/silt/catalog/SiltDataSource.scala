@@ -8,12 +8,15 @@ import io.silt.errors.InvalidTableOperationException
 import io.silt.log.{ActionCodec, ColumnMapping, TableLog}
 import scala.util.chaining._
 import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
-import io.silt.write.{TableWriter, WriteOptions}
+import io.silt.write.{StreamingSink, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, RelationProvider}
+import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, RelationProvider,
+  StreamSinkProvider}
+import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -23,7 +26,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * TableProvider so that `USING silt` tables go through [[SiltCatalog]], and a V1 relation
  * provider for path-based reads and writes.
  */
-class SiltDataSource extends DataSourceRegister with RelationProvider with CreatableRelationProvider with TableProvider {
+class SiltDataSource extends DataSourceRegister with RelationProvider with CreatableRelationProvider with TableProvider
+    with StreamSinkProvider {
 
   override def shortName(): String = "silt"
 
@@ -44,6 +48,13 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
     }
     TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
     SiltRelation(spark, path, TimeTravel.Latest)
+  }
+
+  /** `writeStream.format("silt")`: see [[StreamingSink]]. */
+  override def createSink(sqlContext: SQLContext, parameters: Map[String, String], partitionColumns: Seq[String],
+      outputMode: OutputMode): Sink = {
+    val options = SiltDataSource.asGiven(parameters)
+    new StreamingSink(new Path(SiltDataSource.pathOf(options)), options, partitionColumns, outputMode)
   }
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType =

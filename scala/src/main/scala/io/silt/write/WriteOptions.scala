@@ -52,8 +52,8 @@ object WriteOptions {
     OptionSpec("compression", honoured = true, "Parquet codec of the data files"),
     OptionSpec("delta.*", honoured = true, "table properties of a table the write creates"),
     OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
-    OptionSpec("checkpointLocation", honoured = false, "streaming writes are not implemented: refused"),
-    OptionSpec("queryName", honoured = false, "streaming writes are not implemented: refused"))
+    OptionSpec("checkpointLocation", honoured = false, "a streaming query's option: refused on batch writes"),
+    OptionSpec("queryName", honoured = false, "a streaming query's option: refused on batch writes"))
 
   /** Session settings a write honours. */
   val Settings: Seq[OptionSpec] = Seq(
@@ -132,6 +132,16 @@ object WriteOptions {
     lower.get("partitionoverwritemode").map(parse("partitionOverwriteMode", _))
       .orElse(spark.conf.getOption(PartitionOverwriteModeKey).map(parse(PartitionOverwriteModeKey, _)))
   }
+
+  /**
+   * Refuses txnAppId / txnVersion on a streaming sink: the sink makes each batch idempotent with
+   * the query's own id and batch ids, which these would replace.
+   */
+  def refuseStreamIdempotence(options: Map[String, String]): Unit =
+    options.keys.find(k => k.equalsIgnoreCase("txnAppId") || k.equalsIgnoreCase("txnVersion")).foreach { k =>
+      throw new UnsupportedOptionException(k, s"option $k cannot be set on a streaming write: each micro-batch is " +
+        "committed once under the query's id and batch id already (foreachBatch writes may set it)")
+    }
 
   /** The session's idempotent-write settings (both or neither), for statements without write options (DML). */
   def sessionAppTransaction(spark: SparkSession): Option[AppTransaction] = appTransaction(spark, Map.empty)

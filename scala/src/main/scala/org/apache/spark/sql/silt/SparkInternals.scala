@@ -17,6 +17,12 @@ object SparkInternals {
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
 
+  /** A micro-batch's rows as a batch DataFrame (a sink may not re-plan the streaming plan it is given). */
+  def batchOf(data: DataFrame): DataFrame = {
+    val session = data.sparkSession.asInstanceOf[ClassicSession]
+    session.internalCreateDataFrame(data.queryExecution.toRdd, data.schema)
+  }
+
   /** A copy of `spark` (same settings, catalog and context) whose setting changes stay its own. */
   def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
 }

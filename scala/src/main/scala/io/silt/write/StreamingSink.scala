@@ -1,0 +1,43 @@
+package io.silt.write
+
+import io.silt.errors.UnsupportedOptionException
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SaveMode}
+import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.streaming.OutputMode
+
+/**
+ * The `silt` streaming sink (`df.writeStream.format("silt").start(path)`): each micro-batch is one
+ * commit that carries a `txn` action of (the query's id, the batch id). A query restarted from its
+ * checkpoint runs again the batch it had not marked done; if that batch was committed already, the
+ * table's `txn` says so and the batch is skipped: every row once. Output mode append adds each
+ * batch's rows; complete replaces the table's rows with each batch's.
+ */
+final class StreamingSink(path: Path, options: Map[String, String], partitionColumns: Seq[String], outputMode: OutputMode)
+    extends Sink {
+  private val mode =
+    if (outputMode == OutputMode.Append()) SaveMode.Append
+    else if (outputMode == OutputMode.Complete()) SaveMode.Overwrite
+    else throw new UnsupportedOptionException("outputMode", s"output mode $outputMode is not supported by the Silt " +
+      "sink: use append or complete (update needs a MERGE per batch: write it with foreachBatch)")
+  // Spark's own options of a streaming query; the rest are write options, validated as a batch write's.
+  private val writeOptions = options.filterNot { case (k, _) => StreamingSink.QueryOptions.exists(_.equalsIgnoreCase(k)) }
+  WriteOptions.refuseStreamIdempotence(writeOptions)
+
+  override def addBatch(batchId: Long, data: DataFrame): Unit = {
+    val spark = data.sparkSession
+    val queryId = spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY)
+    val opts = WriteOptions.fromOptions(spark, mode, writeOptions, Some(partitionColumns).filter(_.nonEmpty))
+      .copy(appTransaction = Some(AppTransaction(queryId, batchId, fromSession = false)))
+    TableWriter.write(spark, path, SparkInternals.batchOf(data), opts)
+  }
+
+  override def toString: String = s"SiltSink[$path]"
+}
+
+object StreamingSink {
+  /** Options of the streaming query itself, not of the writes. */
+  val QueryOptions: Seq[String] = Seq("checkpointLocation", "queryName", "path")
+}
