@@ -103,3 +103,21 @@ def test_what_the_sink_cannot_honour_is_refused(spark, tmp_path):
                       .awaitTermination())
     assert "nope" in msg
     assert not os.path.exists(os.path.join(target, "_delta_log"))
+
+
+def test_a_stream_into_a_catalog_table_with_to_table(spark, tmp_path):
+    source, cp = str(tmp_path / "in"), str(tmp_path / "cp")
+    add_input(source, "a", range(0, 6))
+    spark.sql("DROP TABLE IF EXISTS streamed")
+    spark.sql(f"CREATE TABLE streamed (id BIGINT, k STRING) USING silt LOCATION '{tmp_path / 't'}'")
+    try:
+        q = spark.readStream.schema(SCHEMA).json(source).writeStream.format("silt") \
+            .option("checkpointLocation", cp).trigger(availableNow=True).toTable("streamed")
+        q.awaitTermination()
+        assert sorted(r.id for r in spark.table("streamed").collect()) == list(range(6))
+        last = spark.sql("DESCRIBE HISTORY streamed").first()
+        # as Delta Lake records a micro-batch
+        assert last["operation"] == "STREAMING UPDATE"
+        assert last["operationParameters"] == {"outputMode": "Append", "queryId": str(q.id), "epochId": "0"}
+    finally:
+        spark.sql("DROP TABLE IF EXISTS streamed")

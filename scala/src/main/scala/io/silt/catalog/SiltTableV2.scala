@@ -9,13 +9,15 @@ import io.silt.read.{SiltRelation, TimeTravel}
 import io.silt.write.{SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
 import org.apache.spark.sql.connector.catalog.{SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange,
   TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.silt.TableWithV1Fallback
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -27,7 +29,8 @@ final case class SiltTableV2(
     path: Path,
     catalogTable: Option[CatalogTable] = None,
     timeTravel: TimeTravel = TimeTravel.Latest,
-    tableName: Option[String] = None) extends Table with SupportsWrite with TruncatableTable with SupportsSchemaEvolution {
+    tableName: Option[String] = None) extends TableWithV1Fallback with SupportsWrite with TruncatableTable
+    with SupportsSchemaEvolution {
 
   lazy val log: TableLog = TableLog.forPath(spark, path.toString)
   lazy val snapshot: Snapshot = timeTravel.snapshot(log)
@@ -71,6 +74,18 @@ final case class SiltTableV2(
     }
     new SiltWriteBuilder(spark, path, info.options.asCaseSensitiveMap.asScala.toMap)
   }
+
+  /**
+   * The table as a V1 catalog table of the `silt` source: what `writeStream.format("silt").toTable`
+   * starts Silt's streaming sink on (a path table gets a definition of its path).
+   */
+  override def v1Table: CatalogTable = catalogTable.getOrElse(CatalogTable(
+    identifier = TableIdentifier(path.toString, Some("silt")),
+    tableType = CatalogTableType.EXTERNAL,
+    storage = CatalogStorageFormat.empty.copy(locationUri = Some(path.toUri)),
+    schema = schema(),
+    provider = Some("silt"),
+    partitionColumnNames = snapshot.metadata.partitionColumns))
 
   /** The file-scan relation of this table at its snapshot. */
   def toRelation: HadoopFsRelation = SiltRelation.forSnapshot(spark, snapshot)

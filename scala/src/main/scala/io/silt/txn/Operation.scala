@@ -44,6 +44,13 @@ object Operation {
         (if (dynamicPartitionOverwrite) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty)
   }
 
+  /** One micro-batch of a streaming write, as Delta records it: the output mode, the query's id and the batch id. */
+  final case class StreamingUpdate(outputMode: String, queryId: String, epochId: Long, metrics: Map[String, Long],
+      override val userMetadata: Option[String]) extends Operation {
+    def name: String = "STREAMING UPDATE"
+    def parameters: Map[String, String] = Map("outputMode" -> outputMode, "queryId" -> queryId, "epochId" -> epochId.toString)
+  }
+
   /** CREATE / REPLACE / CREATE OR REPLACE TABLE, `asSelect` with a query's rows. */
   final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String],
       properties: Map[String, String], description: Option[String], metrics: Map[String, Long],

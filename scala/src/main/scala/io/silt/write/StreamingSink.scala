@@ -30,7 +30,8 @@ final class StreamingSink(path: Path, options: Map[String, String], partitionCol
     val spark = data.sparkSession
     val queryId = spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY)
     val opts = WriteOptions.fromOptions(spark, mode, writeOptions, Some(partitionColumns).filter(_.nonEmpty))
-      .copy(appTransaction = Some(AppTransaction(queryId, batchId, fromSession = false)))
+      .copy(appTransaction = Some(AppTransaction(queryId, batchId, fromSession = false)),
+        streamingBatch = Some(StreamingBatch(if (mode == SaveMode.Append) "Append" else "Complete", queryId, batchId)))
     TableWriter.write(spark, path, SparkInternals.batchOf(data), opts)
   }
 

@@ -67,14 +67,14 @@ object TableWriter {
       else txn.filesInPartitions(replacePredicate.toSeq)
     val now = System.currentTimeMillis()
     val removes = removed.map(_.remove(now, opts.dataChange))
-    val op = Operation.Write(opts.mode.name(), metadata.partitionColumns, opts.replaceWhere, dynamic,
-      Map(
-        "numFiles" -> added.size.toLong,
-        "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
-        "numOutputBytes" -> added.map(_.size).sum,
-        "numRemovedFiles" -> removes.size.toLong,
-        "numRemovedBytes" -> removed.map(_.size).sum),
-      opts.userMetadata)
+    val metrics = Map(
+      "numFiles" -> added.size.toLong,
+      "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
+      "numOutputBytes" -> added.map(_.size).sum,
+      "numRemovedFiles" -> removes.size.toLong,
+      "numRemovedBytes" -> removed.map(_.size).sum)
+    val op = opts.streamingBatch.map(b => Operation.StreamingUpdate(b.outputMode, b.queryId, b.batchId, metrics, opts.userMetadata))
+      .getOrElse(Operation.Write(opts.mode.name(), metadata.partitionColumns, opts.replaceWhere, dynamic, metrics, opts.userMetadata))
     txn.commit(removes ++ added, op)
   }
 

@@ -11,6 +11,9 @@ import org.apache.spark.sql.{SaveMode, SparkSession}
  */
 final case class AppTransaction(appId: String, version: Long, fromSession: Boolean)
 
+/** The micro-batch a streaming write commits: recorded as Delta's STREAMING UPDATE. */
+final case class StreamingBatch(outputMode: String, queryId: String, batchId: Long)
+
 /** How to write: the DataFrameWriter mode and the options Silt honours, validated. */
 final case class WriteOptions(
     mode: SaveMode,
@@ -20,6 +23,7 @@ final case class WriteOptions(
     overwriteSchema: Boolean = false,
     dynamicPartitionOverwrite: Boolean = false,
     appTransaction: Option[AppTransaction] = None,
+    streamingBatch: Option[StreamingBatch] = None,
     userMetadata: Option[String] = None,
     dataChange: Boolean = true,
     fileWriterOptions: Map[String, String] = Map.empty,

@@ -26,3 +26,10 @@ object SparkInternals {
   /** A copy of `spark` (same settings, catalog and context) whose setting changes stay its own. */
   def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
 }
+
+/**
+ * A V2 table that Spark's streaming writes (`toTable`) and streaming reads of a catalog table
+ * reach through its V1 definition (the table's `silt` data source), since Spark's V1-fallback
+ * marker is private to its `sql` package.
+ */
+abstract class TableWithV1Fallback extends org.apache.spark.sql.connector.catalog.V2TableWithV1Fallback
