@@ -35,19 +35,12 @@ object MergeSchemaEvolution {
         if (path.size > 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
           s"EVOLUTION cannot add ${parts.mkString(".")} by itself: assign the whole struct ${path.head} (UPDATE SET *)")
         mergeInto(schema, StructField(path.head, value.dataType)).getOrElse(schema)
-      // A struct of another type than the target's, which Spark casts to the target's type. Its new
-      // fields are added (a conflicting type is left to Spark's cast, which names it). A cast
-      // matches struct fields by position, not by name: unless the source has the table's fields
-      // in the table's order, then the new ones, it would put values under the wrong fields.
+      // A struct of another type than the target's, which Spark casts to the target's type: its new
+      // fields are added (a conflicting type is left to Spark's cast, which names it). The value is
+      // then matched to the widened struct by name (RowChanges.castTo).
       case (schema, Assignment(key: Attribute, c: Cast)) if c.child.resolved && c.dataType == key.dataType &&
           key.dataType != c.child.dataType && hasStruct(c.child.dataType) =>
-        val merged = mergeInto(schema, StructField(key.name, c.child.dataType)).getOrElse(schema)
-        val widened = merged.fields.find(_.name.equalsIgnoreCase(key.name)).get.dataType
-        if (!sameFieldOrder(c.child.dataType, widened)) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION",
-          s"MERGE WITH SCHEMA EVOLUTION into ${key.name}: the source's ${c.child.dataType.simpleString} does not have " +
-            s"the table's fields in the table's order, then any new ones (${widened.simpleString}), and Spark would " +
-            "match them by position; select the source's fields in that order")
-        merged
+        mergeInto(schema, StructField(key.name, c.child.dataType)).getOrElse(schema)
       case (schema, _) => schema
     }
   }
@@ -89,15 +82,6 @@ object MergeSchemaEvolution {
     try Some(SchemaEvolution.merge(schema, StructType(Seq(field)), mergeSchema = true)) catch {
       case _: SchemaMismatchException => None
     }
-
-  /** Whether every struct in `from` has the fields of the one at its place in `to`, by name, in the same order. */
-  private def sameFieldOrder(from: DataType, to: DataType): Boolean = (from, to) match {
-    case (f: StructType, t: StructType) => f.length == t.length &&
-      f.fields.zip(t.fields).forall { case (a, b) => a.name.equalsIgnoreCase(b.name) && sameFieldOrder(a.dataType, b.dataType) }
-    case (f: ArrayType, t: ArrayType) => sameFieldOrder(f.elementType, t.elementType)
-    case (f: MapType, t: MapType) => sameFieldOrder(f.keyType, t.keyType) && sameFieldOrder(f.valueType, t.valueType)
-    case _ => true
-  }
 
   private def hasStruct(dt: DataType): Boolean = dt match {
     case _: StructType => true

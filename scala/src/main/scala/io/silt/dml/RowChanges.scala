@@ -2,9 +2,9 @@ package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Assignment, LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.LogicalRelation
-import org.apache.spark.sql.types.StringType
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
 
 /** What happens to a row of a DELETE, UPDATE or MERGE (its `code` is the action column's value). */
 sealed abstract class RowChange(val code: Int)
@@ -63,8 +63,57 @@ object RowChanges {
     Project(named ++ Seq(Alias(Cast(path, StringType), PathColumn)(), Alias(row, RowIndexColumn)(), action) ++ extra, child)
   }
 
-  /** `value` cast to the column's type when it differs. */
-  def castTo(value: Expression, target: Attribute, timeZone: String): Expression =
-    if (value.dataType == target.dataType) value else Cast(value, target.dataType, Some(timeZone))
+  /**
+   * `value` cast to the column's type when it differs. A cast matches struct fields by position,
+   * so a struct with the column's fields in another order is rebuilt by name (as Delta Lake
+   * resolves them); one that needs that inside an array or map is refused, never cast by position.
+   */
+  def castTo(value: Expression, target: Attribute, timeZone: String): Expression = {
+    def convert(v: Expression, to: DataType): Expression = (v.dataType, to) match {
+      case (from, _) if from == to => v
+      case (from: StructType, t: StructType) if sameNames(from, t) =>
+        // rebuilt field by field, by name, so that structs inside are matched by name too
+        val fields = t.fields.toSeq.flatMap { f =>
+          val i = from.fieldNames.indexWhere(_.equalsIgnoreCase(f.name))
+          Seq(Literal(f.name), convert(GetStructField(v, i, Some(from(i).name)), f.dataType))
+        }
+        If(IsNull(v), Literal(null, t), CreateNamedStruct(fields))
+      case (from, _) if permuted(from, to) => throw new InvalidTableOperationException(s"column ${target.name}: a " +
+        s"value of type ${from.simpleString} has the fields of a struct inside an array or map in another order than " +
+        s"${to.simpleString}, which Silt does not match by name; select them in the column's order")
+      case _ => Cast(v, to, Some(timeZone))
+    }
+    value match {
+      // Spark's analyzer puts a cast to the column's type around an assigned struct: it would match
+      // the fields by position, so the struct is matched by name instead.
+      case c: Cast if c.child.resolved && c.dataType == target.dataType && permuted(c.child.dataType, c.dataType) =>
+        convert(c.child, c.dataType)
+      case _ => convert(value, target.dataType)
+    }
+  }
+
+  /**
+   * Assignments with their values cast to the columns' types by [[castTo]], when the plan is
+   * resolved: later, the optimizer folds Spark's own (positional) casts of constant structs away.
+   */
+  def byName(assignments: Seq[Assignment], timeZone: String): Seq[Assignment] = assignments.map {
+    case a @ Assignment(key: Attribute, value) if key.resolved && (value.resolved || value.isInstanceOf[Cast]) =>
+      a.copy(value = castTo(value, key, timeZone))
+    case other => other
+  }
+
+  /** Whether two structs have the same field names (case-insensitively), in any order. */
+  private def sameNames(a: StructType, b: StructType): Boolean =
+    a.length == b.length && a.fieldNames.map(_.toLowerCase).toSet == b.fieldNames.map(_.toLowerCase).toSet
+
+  /** Whether some struct in `from` has the fields of the one at its place in `to` in another order. */
+  private def permuted(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (f: StructType, t: StructType) =>
+      (sameNames(f, t) && !f.fieldNames.zip(t.fieldNames).forall { case (x, y) => x.equalsIgnoreCase(y) }) ||
+        f.fields.zip(t.fields).exists { case (a, b) => permuted(a.dataType, b.dataType) }
+    case (f: ArrayType, t: ArrayType) => permuted(f.elementType, t.elementType)
+    case (f: MapType, t: MapType) => permuted(f.keyType, t.keyType) || permuted(f.valueType, t.valueType)
+    case _ => false
+  }
 
 }
