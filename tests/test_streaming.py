@@ -102,6 +102,20 @@ def test_what_the_sink_cannot_honour_is_refused(spark, tmp_path):
                       .option("checkpointLocation", str(tmp_path / "cp3")).option("nope", "1").start(target)
                       .awaitTermination())
     assert "nope" in msg
+    msg = raises_silt(silt.UnsupportedOptionException, lambda: stream.writeStream.format("silt").outputMode("append")
+                      .option("checkpointLocation", str(tmp_path / "cp4")).option("replaceWhere", "k = 'k0'")
+                      .start(target).awaitTermination())
+    assert "replaceWhere" in msg
+    # the session's idempotent-write settings would be replaced by the query's ids: refused, not ignored
+    spark.conf.set("spark.silt.write.txnAppId", "app")
+    spark.conf.set("spark.silt.write.txnVersion", "1")
+    try:
+        msg = raises_silt(silt.UnsupportedOptionException, lambda: stream.writeStream.format("silt")
+                          .option("checkpointLocation", str(tmp_path / "cp5")).start(target).awaitTermination())
+        assert "spark.silt.write.txnAppId" in msg
+    finally:
+        spark.conf.unset("spark.silt.write.txnAppId")
+        spark.conf.unset("spark.silt.write.txnVersion")
     assert not os.path.exists(os.path.join(target, "_delta_log"))
 
 

@@ -1,5 +1,6 @@
 package io.silt.write
 
+import io.silt.config.SiltSettings
 import io.silt.errors.UnsupportedOptionException
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode}
@@ -25,12 +26,21 @@ final class StreamingSink(path: Path, options: Map[String, String], partitionCol
   // Spark's own options of a streaming query; the rest are write options, validated as a batch write's.
   private val writeOptions = options.filterNot { case (k, _) => StreamingSink.QueryOptions.exists(_.equalsIgnoreCase(k)) }
   WriteOptions.refuseStreamIdempotence(writeOptions)
+  // A micro-batch writes all its rows: a predicate or partition mode of an overwrite has no place here.
+  writeOptions.keys.find(k => StreamingSink.BatchOnlyOptions.exists(_.equalsIgnoreCase(k))).foreach { k =>
+    throw new UnsupportedOptionException(k, s"option $k does not apply to a streaming write: each micro-batch " +
+      "appends its rows (output mode append) or replaces the whole table (complete)")
+  }
 
   override def addBatch(batchId: Long, data: DataFrame): Unit = {
     val spark = data.sparkSession
     val queryId = spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY)
-    val opts = WriteOptions.fromOptions(spark, mode, writeOptions, Some(partitionColumns).filter(_.nonEmpty))
-      .copy(appTransaction = Some(AppTransaction(queryId, batchId, fromSession = false)),
+    val parsed = WriteOptions.fromOptions(spark, mode, writeOptions, Some(partitionColumns).filter(_.nonEmpty))
+    // The session's txnAppId would be replaced by the query's: refused rather than ignored.
+    if (parsed.appTransaction.isDefined) WriteOptions.refuseStreamIdempotence(Map(SiltSettings.TxnAppId.key -> ""))
+    // Complete mode replaces the whole table, whatever the session's partitionOverwriteMode says.
+    val opts = parsed.copy(dynamicPartitionOverwrite = false,
+        appTransaction = Some(AppTransaction(queryId, batchId, fromSession = false)),
         streamingBatch = Some(StreamingBatch(if (mode == SaveMode.Append) "Append" else "Complete", queryId, batchId)))
     TableWriter.write(spark, path, SparkInternals.batchOf(data), opts)
   }
@@ -41,4 +51,6 @@ final class StreamingSink(path: Path, options: Map[String, String], partitionCol
 object StreamingSink {
   /** Options of the streaming query itself, not of the writes. */
   val QueryOptions: Seq[String] = Seq("checkpointLocation", "queryName", "path")
+  /** Write options that only make sense for a batch overwrite. */
+  val BatchOnlyOptions: Seq[String] = Seq("replaceWhere", "partitionOverwriteMode")
 }

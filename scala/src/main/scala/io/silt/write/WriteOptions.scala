@@ -142,8 +142,9 @@ object WriteOptions {
    * the query's own id and batch ids, which these would replace.
    */
   def refuseStreamIdempotence(options: Map[String, String]): Unit =
-    options.keys.find(k => k.equalsIgnoreCase("txnAppId") || k.equalsIgnoreCase("txnVersion")).foreach { k =>
-      throw new UnsupportedOptionException(k, s"option $k cannot be set on a streaming write: each micro-batch is " +
+    options.keys.find(k => k.equalsIgnoreCase("txnAppId") || k.equalsIgnoreCase("txnVersion") ||
+        k.equalsIgnoreCase(SiltSettings.TxnAppId.key)).foreach { k =>
+      throw new UnsupportedOptionException(k, s"$k cannot be set for a streaming write: each micro-batch is " +
         "committed once under the query's id and batch id already (foreachBatch writes may set it)")
     }
 
