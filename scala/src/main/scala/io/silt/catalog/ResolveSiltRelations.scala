@@ -5,10 +5,8 @@ import scala.jdk.CollectionConverters._
 import io.silt.errors.InvalidTableOperationException
 import io.silt.dml.MergeSchemaEvolution
 import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
-import io.silt.write.SchemaEvolution
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.LogicalRelation
@@ -29,23 +27,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         if (!MergeSchemaEvolution.ready(m)) m else {
           val r = siltTarget(m).get
           val t = r.table.asInstanceOf[SiltTableV2]
-          val schema = MergeSchemaEvolution.widenedSchema(m, t.snapshot.metadata.schema)
-          // nothing new: the table as it is, and no metadata committed
-          val snapshot = if (schema == t.snapshot.metadata.schema) t.snapshot else MergeSchemaEvolution.widen(t.snapshot, schema)
-          val relation = SiltRelation.forSnapshot(spark, snapshot)
-          // columns whose type widened keep their ids, with the new type everywhere the plan uses them
-          val output = SchemaEvolution.asNullable(relation.schema).fields.toSeq.map { f =>
-            r.output.find(_.name.equalsIgnoreCase(f.name)) match {
-              case Some(a) if a.dataType == f.dataType => a
-              case Some(a) => a.withDataType(f.dataType)
-              case None => AttributeReference(f.name, f.dataType, nullable = true)()
-            }
-          }
-          val changed = AttributeMap(r.output.flatMap(a => output.find(o => o.exprId == a.exprId && o.dataType != a.dataType)
-            .map(a -> (_: Attribute))))
-          val widened = LogicalRelation(relation, output, t.catalogTable, isStreaming = false, stream = None)
-          MergeSchemaEvolution.recast(m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => widened })
-            .rewriteAttrs(changed).asInstanceOf[MergeIntoTable], r.output.filter(a => changed.contains(a)).map(a => a.exprId -> a.dataType).toMap)
+          MergeSchemaEvolution.againstWidenedTarget(spark, m, r, t.snapshot, t.catalogTable)
         }
       case r @ DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) if !evolving.exists(_ eq r) =>
         val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)

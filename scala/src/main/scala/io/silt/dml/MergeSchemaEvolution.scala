@@ -2,17 +2,23 @@ package io.silt.dml
 
 import io.silt.errors.{SchemaMismatchException, UnsupportedOptionException}
 import io.silt.log.Snapshot
+import io.silt.read.SiltRelation
 import io.silt.write.SchemaEvolution
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, ExprId}
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, Cast, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, InsertAction, InsertStarAction, MergeAction, MergeIntoTable,
   UpdateAction, UpdateStarAction}
+import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
 /**
  * MERGE WITH SCHEMA EVOLUTION (or with `spark.silt.schema.autoMerge.enabled`): what `UPDATE SET *`
  * / `INSERT *` (or `SET new_column = …`) assign but the target lacks becomes part of the target:
- * new nullable columns, and new fields of the structs assigned whole (also inside arrays and maps). The MERGE is planned against the widened schema, its files read as null there, and the
+ * new nullable columns, and new fields of the structs assigned whole (also inside arrays and maps).
+ * The MERGE is planned against the widened schema, its files read as null there, and the
  * new metadata is committed with its rows, in one commit: a MERGE that fails adds nothing. Spark
  * leaves the keys of new columns unresolved until the target has them; Silt's own rule widens the
  * target (Spark's would alter the table first, in a commit of its own).
@@ -20,7 +26,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, St
 object MergeSchemaEvolution {
 
   /** The target's schema (`table`, the log's) widened with what `m` assigns; `table` itself when nothing is new. */
-  def widenedSchema(m: MergeIntoTable, table: StructType): StructType = {
+  private def widenedSchema(m: MergeIntoTable, table: StructType): StructType = {
     val assignments = (m.matchedActions ++ m.notMatchedActions).flatMap {
       case u: UpdateAction => u.assignments
       case i: InsertAction => i.assignments
@@ -63,7 +69,7 @@ object MergeSchemaEvolution {
   })
 
   /** `m` with the casts Spark put to the old type of a widened column (`oldTypes`, by id) made casts to its new type. */
-  def recast(m: MergeIntoTable, oldTypes: Map[ExprId, DataType]): MergeIntoTable = {
+  private def recast(m: MergeIntoTable, oldTypes: Map[ExprId, DataType]): MergeIntoTable = {
     def fix(as: Seq[Assignment]): Seq[Assignment] = as.map {
       case Assignment(key: Attribute, c: Cast) if oldTypes.get(key.exprId).contains(c.dataType) =>
         Assignment(key, Cast(c.child, key.dataType, c.timeZoneId))
@@ -90,7 +96,30 @@ object MergeSchemaEvolution {
     case _ => false
   }
 
-  /** The snapshot the MERGE plans against: its files under metadata with `schema`, not committed yet. */
-  def widen(snapshot: Snapshot, schema: StructType): Snapshot =
-    snapshot.withUncommittedMetadata(snapshot.metadata.copy(schemaString = schema.json))
+  /**
+   * `m` (ready) with its target `r`, the V2 relation of the table at `snapshot`, replaced by a scan of
+   * the snapshot under the widened schema (not committed yet: the MERGE commits it with its rows);
+   * when nothing is new, by the table as it is. Columns whose type widened keep their ids, with
+   * the new type wherever the plan uses them.
+   */
+  def againstWidenedTarget(spark: SparkSession, m: MergeIntoTable, r: DataSourceV2Relation, snapshot: Snapshot,
+      catalogTable: Option[CatalogTable]): MergeIntoTable = {
+    val current = snapshot.metadata.schema
+    val schema = widenedSchema(m, current)
+    val target = if (schema == current) snapshot
+      else snapshot.withUncommittedMetadata(snapshot.metadata.copy(schemaString = schema.json))
+    val relation = SiltRelation.forSnapshot(spark, target)
+    val output = SchemaEvolution.asNullable(relation.schema).fields.toSeq.map { f =>
+      r.output.find(_.name.equalsIgnoreCase(f.name)) match {
+        case Some(a) if a.dataType == f.dataType => a
+        case Some(a) => a.withDataType(f.dataType)
+        case None => AttributeReference(f.name, f.dataType, nullable = true)()
+      }
+    }
+    val widened = r.output.flatMap(a => output.find(o => o.exprId == a.exprId && o.dataType != a.dataType).map(a -> _))
+    val scan = LogicalRelation(relation, output, catalogTable, isStreaming = false, stream = None)
+    val planned = m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => scan })
+      .rewriteAttrs(AttributeMap(widened.map { case (a, b) => a -> (b: Attribute) })).asInstanceOf[MergeIntoTable]
+    recast(planned, widened.map { case (a, _) => a.exprId -> a.dataType }.toMap)
+  }
 }

@@ -98,11 +98,8 @@ object ColumnMapping {
       return if (plain == m.schema) m else m.copy(schemaString = plain.json)
     }
     val maxKey = m.configuration.keys.find(_.equalsIgnoreCase(MaxColumnIdKey))
-    var maxId = maxKey.flatMap(k => m.configuration(k).trim.toLongOption).getOrElse(0L)
-    mapFields(m.schema) { f =>
-      if (f.metadata.contains(IdKey)) maxId = math.max(maxId, f.metadata.getLong(IdKey))
-      f
-    }
+    val ids = fields(m.schema).collect { case f if f.metadata.contains(IdKey) => f.metadata.getLong(IdKey) }
+    var maxId = (maxKey.flatMap(k => m.configuration(k).trim.toLongOption).getOrElse(0L) +: ids).max
     val schema = mapFields(m.schema) { f =>
       val md = new MetadataBuilder().withMetadata(f.metadata)
       if (!f.metadata.contains(IdKey)) { maxId += 1; md.putLong(IdKey, maxId) }
@@ -130,6 +127,14 @@ object ColumnMapping {
   private def withoutMappingKeys(md: FieldMetadata): FieldMetadata =
     if (!MappingKeys.exists(md.contains)) md
     else MappingKeys.foldLeft(new MetadataBuilder().withMetadata(md))(_.remove(_)).build()
+
+  /** Every struct field, outermost first, inside structs, arrays and maps. */
+  private def fields(dt: DataType): Seq[StructField] = dt match {
+    case s: StructType => s.fields.toSeq.flatMap(f => f +: fields(f.dataType))
+    case a: ArrayType => fields(a.elementType)
+    case mt: MapType => fields(mt.keyType) ++ fields(mt.valueType)
+    case _ => Nil
+  }
 
   /** Applies `f` to every struct field, outermost first, inside structs, arrays and maps. */
   private def mapFields(schema: StructType)(f: StructField => StructField): StructType = {

@@ -1,8 +1,8 @@
 package io.silt.write
 
-import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ActionCodec, TableFeatures, TableLog}
-import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.errors.InvalidTableOperationException
+import io.silt.log.ActionCodec
+import io.silt.txn.Operation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.TableChange
@@ -15,9 +15,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
  */
 object AddColumns {
   def run(spark: SparkSession, tablePath: Path, columns: Seq[TableChange.AddColumn]): StructType = {
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     val current = txn.metadata
     val schema = columns.foldLeft(current.schema)(add(tablePath, _, _))
     val m = current.copy(schemaString = schema.json)

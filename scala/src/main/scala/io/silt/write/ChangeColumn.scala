@@ -1,8 +1,7 @@
 package io.silt.write
 
-import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{TableFeatures, TableLog}
-import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.errors.InvalidTableOperationException
+import io.silt.txn.Operation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.TableChange
@@ -21,9 +20,7 @@ object ChangeColumn {
     val path = paths.head
     val name = path.mkString(".")
     def refuse(why: String): Nothing = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ALTER COLUMN $name: $why")
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     val current = txn.metadata
     var position: Option[TableChange.ColumnPosition] = None
     var changed: Option[StructField] = None

@@ -2,8 +2,8 @@ package io.silt.write
 
 import scala.util.Try
 
-import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ColumnMapping, Metadata, TableFeatures, TableLog, TableProperties}
+import io.silt.errors.InvalidTableOperationException
+import io.silt.log.{ColumnMapping, Metadata, TableProperties}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -79,9 +79,7 @@ object RenameDropColumns {
    */
   def replace(spark: SparkSession, tablePath: Path, columns: Seq[TableChange.AddColumn]): StructType = {
     def refuse(why: String): Nothing = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath REPLACE COLUMNS: $why")
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     val current = txn.metadata
     val fields = columns.map { c =>
       val name = c.fieldNames.mkString(".")
@@ -101,7 +99,7 @@ object RenameDropColumns {
           Option(c.comment).foldLeft(StructField(name, c.dataType, nullable = true))(_.withComment(_))
       }
     }
-    val dropped = current.schema.fields.filterNot(f => fields.exists(_.name.equalsIgnoreCase(f.name))).map(f => Seq(f.name))
+    val dropped = current.schema.fields.filterNot(f => fields.exists(_.name.equalsIgnoreCase(f.name))).map(f => Seq(f.name)).toSeq
     if (dropped.nonEmpty) {
       requireMapping(txn, s"dropping ${dropped.map(_.head).mkString(", ")}", refuse)
       checkDroppable(spark, current, dropped, refuse)
@@ -116,9 +114,7 @@ object RenameDropColumns {
   }
 
   private def start(spark: SparkSession, tablePath: Path, what: String, refuse: String => Nothing): OptimisticTransaction = {
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     requireMapping(txn, what, refuse)
     txn
   }

@@ -1,9 +1,9 @@
 package io.silt.write
 
-import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ColumnMapping, TableFeatures, TableLog, TableProperties}
+import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException}
+import io.silt.log.{ColumnMapping, TableProperties}
 import io.silt.read.SiltRelation
-import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.txn.Operation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.{coalesce, col, expr, lit, not}
@@ -17,7 +17,7 @@ object TableConstraints {
 
   /** Adds a CHECK constraint after checking every current row against it; a concurrent write conflicts. */
   def add(spark: SparkSession, tablePath: Path, rawName: String, condition: String): Long = {
-    val txn = start(spark, tablePath)
+    val txn = ExistingTable.begin(spark, tablePath)
     val name = rawName.toLowerCase
     val current = txn.metadata
     Constraints.checks(current).get(name).foreach { old =>
@@ -47,7 +47,7 @@ object TableConstraints {
 
   /** Drops a CHECK constraint; one that does not exist is an error unless `ifExists`. */
   def drop(spark: SparkSession, tablePath: Path, rawName: String, ifExists: Boolean): Long = {
-    val txn = start(spark, tablePath)
+    val txn = ExistingTable.begin(spark, tablePath)
     val name = rawName.toLowerCase
     val current = txn.metadata
     val old = Constraints.checks(current).get(name)
@@ -70,7 +70,7 @@ object TableConstraints {
     val name = column.mkString(".")
     def refuse(why: String): Nothing =
       throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ALTER COLUMN $name SET NOT NULL: $why")
-    val txn = start(spark, tablePath)
+    val txn = ExistingTable.begin(spark, tablePath)
     val current = txn.metadata
     var changed: Option[StructField] = None
     val schema = SchemaPaths.updateStruct(current.schema, column.init, refuse) { s =>
@@ -92,18 +92,9 @@ object TableConstraints {
       ColumnMapping.logicalSchema(StructType(Seq(changed.get))).head), None))
   }
 
-  private def hasStructPath(schema: StructType, path: Seq[String]): Boolean = path match {
-    case Seq() => true
-    case head +: rest => schema.fields.find(_.name.equalsIgnoreCase(head)).exists(f => rest.isEmpty || (f.dataType match {
-      case s: StructType => hasStructPath(s, rest)
+  private def hasStructPath(schema: StructType, path: Seq[String]): Boolean = path.isEmpty ||
+    schema.fields.find(_.name.equalsIgnoreCase(path.head)).exists(f => path.tail.isEmpty || (f.dataType match {
+      case s: StructType => hasStructPath(s, path.tail)
       case _ => false
     }))
-  }
-
-  private def start(spark: SparkSession, tablePath: Path): OptimisticTransaction = {
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
-    txn
-  }
 }

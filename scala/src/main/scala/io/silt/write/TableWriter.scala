@@ -145,9 +145,7 @@ object TableWriter {
 
   /** TRUNCATE TABLE: every row removed in one commit; the files stay for time travel until VACUUM. */
   def truncate(spark: SparkSession, tablePath: Path): Long = {
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     val removed = txn.filesInPartitions(Nil)
     val now = System.currentTimeMillis()
     txn.commit(removed.map(_.remove(now)), Operation.Truncate(Map("numRemovedFiles" -> removed.size.toLong, "numRemovedBytes" -> removed.map(_.size).sum)))
@@ -155,9 +153,7 @@ object TableWriter {
 
   /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
   def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String]): Long = {
-    val txn = OptimisticTransaction.start(spark, TableLog.forPath(spark, tablePath.toString))
-    if (!txn.tableExists) throw new io.silt.errors.NotADeltaTableException(tablePath.toString)
-    TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
+    val txn = ExistingTable.begin(spark, tablePath)
     checkSettable(set.keys)
     unset.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be unset directly: use " +
