@@ -92,6 +92,22 @@ class UnsupportedOptionException(SiltException):
     """An option or setting Silt does not implement, or a value it does not accept; the message names it."""
 
 
+
+class StreamingSourceException(SiltException):
+    """A streaming read of a Silt table cannot go on; the subclasses say why."""
+
+
+class SourceRowsChangedException(StreamingSourceException):
+    """A commit the stream reaches deletes or rewrites rows: set skipChangeCommits, or restart from a later version."""
+
+
+class SourceSchemaChangedException(StreamingSourceException):
+    """The source table's schema changed while the stream read it: restart the query to read the new schema."""
+
+
+class SourceTableReplacedException(StreamingSourceException):
+    """The stream's checkpoint belongs to another table than the one now at the path."""
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -114,6 +130,10 @@ _BY_NAME = {
         MissingDataFileException,
         ConstraintViolationException,
         UnsupportedOptionException,
+        StreamingSourceException,
+        SourceRowsChangedException,
+        SourceSchemaChangedException,
+        SourceTableReplacedException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

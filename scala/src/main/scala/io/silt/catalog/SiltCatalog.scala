@@ -178,7 +178,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     TableLog.forPath(session, location.toString).latestOption() match {
       case Some(existing) =>
         // CREATE TABLE over an existing Silt table: adopt it; a stated schema must agree.
-        if (schema.nonEmpty && !sameColumns(schema, ColumnMapping.logicalSchema(existing.metadata.schema))) {
+        if (schema.nonEmpty && !SiltCatalog.sameColumns(schema, ColumnMapping.logicalSchema(existing.metadata.schema))) {
           throw new SchemaMismatchException(s"the location $location already holds a Delta table with schema " +
             s"${existing.metadata.schema.simpleString}, not ${schema.simpleString}: CREATE TABLE without a schema " +
             "registers it as it is, CREATE OR REPLACE TABLE replaces it")
@@ -269,13 +269,15 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   private def tableProperties(props: Map[String, String]): Map[String, String] =
     props.filter { case (k, _) => !SiltCatalog.ReservedProperties.contains(k) && !k.startsWith("option.") }
 
-  private def sameColumns(a: StructType, b: StructType): Boolean =
-    a.length == b.length && a.fields.zip(b.fields).forall { case (x, y) =>
-      x.name.equalsIgnoreCase(y.name) && x.dataType.catalogString == y.dataType.catalogString
-    }
 }
 
 object SiltCatalog {
+  /** Same column names (in any case) and types, whatever the nullability and field metadata. */
+  def sameColumns(a: StructType, b: StructType): Boolean =
+    a.length == b.length && a.fields.zip(b.fields).forall { case (x, y) =>
+      x.name.equalsIgnoreCase(y.name) && x.dataType.catalogString == y.dataType.catalogString
+    }
+
   /** Whether `changes` are Spark's form of REPLACE COLUMNS: every top-level column deleted, then the new ones added. */
   def isReplaceColumns(schema: StructType, changes: Seq[TableChange]): Boolean = {
     val (deletes, adds) = changes.span(_.isInstanceOf[TableChange.DeleteColumn])

@@ -4,18 +4,18 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import io.silt.errors.InvalidTableOperationException
+import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.{ActionCodec, ColumnMapping, TableLog}
 import scala.util.chaining._
-import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
+import io.silt.read.{ReadOptions, SiltRelation, SourceOptions, StreamingSource, TimeTravel}
 import io.silt.write.{StreamingSink, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.execution.streaming.{Sink, Source}
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, RelationProvider,
-  StreamSinkProvider}
+  StreamSinkProvider, StreamSourceProvider}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.types.StructType
@@ -27,7 +27,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * provider for path-based reads and writes.
  */
 class SiltDataSource extends DataSourceRegister with RelationProvider with CreatableRelationProvider with TableProvider
-    with StreamSinkProvider {
+    with StreamSinkProvider with StreamSourceProvider {
 
   override def shortName(): String = "silt"
 
@@ -55,6 +55,31 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
       outputMode: OutputMode): Sink = {
     val options = SiltDataSource.asGiven(parameters)
     new StreamingSink(new Path(SiltDataSource.pathOf(options)), options, partitionColumns, outputMode)
+  }
+
+  /** `spark.readStream.format("silt")`: the table's schema, checked against one the reader states. */
+  override def sourceSchema(sqlContext: SQLContext, schema: Option[StructType], providerName: String,
+      parameters: Map[String, String]): (String, StructType) = {
+    val spark = sqlContext.sparkSession
+    val options = SiltDataSource.asGiven(parameters)
+    SourceOptions.parse(spark, options)
+    val path = SiltDataSource.pathOf(options)
+    val tableSchema = TableLog.forPath(spark, path).latest().metadata.schema.pipe(ColumnMapping.logicalSchema)
+    // A catalog table's stream is handed the catalog's schema (nullable); a reader's own must be the table's.
+    schema.filterNot(s => SiltCatalog.sameColumns(s, tableSchema)).foreach { s =>
+      throw new SchemaMismatchException(s"the schema given to the stream of $path, ${s.simpleString}, is not the " +
+        s"table's ${tableSchema.simpleString}: a stream of a Silt table reads the table's schema; leave .schema(...) out")
+    }
+    (shortName(), tableSchema)
+  }
+
+  /** See [[StreamingSource]]; `metadataPath` is the query's checkpoint folder for this source. */
+  override def createSource(sqlContext: SQLContext, metadataPath: String, schema: Option[StructType],
+      providerName: String, parameters: Map[String, String]): Source = {
+    val spark = sqlContext.sparkSession
+    val options = SiltDataSource.asGiven(parameters)
+    new StreamingSource(spark, TableLog.forPath(spark, SiltDataSource.pathOf(options)), SourceOptions.parse(spark, options),
+      metadataPath)
   }
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType =

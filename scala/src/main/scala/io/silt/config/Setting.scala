@@ -74,17 +74,5 @@ private[config] object Setting {
 
   /** A byte size such as 134217728, 128m or 1g; `defaultText` documents a default computed elsewhere. */
   def bytes(key: String, default: Option[Long], defaultText: String, doc: String): Setting[Long] =
-    new Setting(key, defaultText, doc, "a byte size (e.g. 134217728, 128m, 1g)", parseBytes, default)
-
-  private def parseBytes(value: String): Option[Long] = {
-    val (digits, unit) = value.toLowerCase.span(_.isDigit)
-    val multiplier = unit.stripSuffix("b") match {
-      case "" => Some(1L)
-      case "k" => Some(1L << 10)
-      case "m" => Some(1L << 20)
-      case "g" => Some(1L << 30)
-      case _ => None
-    }
-    if (digits.isEmpty) None else multiplier.flatMap(m => digits.toLongOption.map(_ * m)).filter(_ > 0)
-  }
+    new Setting(key, defaultText, doc, "a byte size (e.g. 134217728, 128m, 1g)", ByteSize.parse, default)
 }

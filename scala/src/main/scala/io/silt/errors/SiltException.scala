@@ -82,6 +82,20 @@ class ConstraintViolationException(val constraint: String, detail: String)
 class UnsupportedOptionException(val option: String, detail: String)
     extends SiltException(detail)
 
+/** A streaming read of a Silt table cannot go on; the subclasses say why and what to do. */
+abstract class StreamingSourceException(detail: String) extends SiltException(detail)
+
+/** A commit the stream reaches deletes or rewrites rows, which a stream of appends cannot carry. */
+class SourceRowsChangedException(val tablePath: String, val version: Long, detail: String)
+    extends StreamingSourceException(detail)
+
+/** The source table's schema or partitioning changed while the stream read it; a restart reads the new schema. */
+class SourceSchemaChangedException(val tablePath: String, val version: Long, detail: String)
+    extends StreamingSourceException(detail)
+
+/** The stream's offsets belong to another table than the one now at the path (it was deleted and created again). */
+class SourceTableReplacedException(val tablePath: String, detail: String) extends StreamingSourceException(detail)
+
 object SiltException {
   /** The Silt error at the root of a failure (a task's error arrives wrapped in Spark's job failure), if any. */
   def rootOf(e: Throwable): Option[SiltException] =

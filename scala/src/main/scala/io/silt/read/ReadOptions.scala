@@ -11,10 +11,11 @@ object ReadOptions {
     OptionSpec("versionAsOf", honoured = true, "time travel to this version"),
     OptionSpec("timestampAsOf", honoured = true, "time travel to the last commit at or before this timestamp")) ++
     Seq("readChangeFeed", "readChangeData").map(refused("the change data feed is not implemented")) ++
-    Seq("startingVersion", "startingTimestamp").map(refused("change feed and streaming reads are not implemented")) ++
-    Seq("endingVersion", "endingTimestamp").map(refused("the change data feed is not implemented")) ++
-    Seq("maxFilesPerTrigger", "maxBytesPerTrigger", "ignoreDeletes", "ignoreChanges", "skipChangeCommits",
-      "schemaTrackingLocation").map(refused("streaming reads are not implemented"))
+    Seq("startingVersion", "startingTimestamp", "endingVersion", "endingTimestamp").map(
+      refused("the change data feed is not implemented; startingVersion and startingTimestamp apply to streaming reads (readStream)")) ++
+    Seq("maxFilesPerTrigger", "maxBytesPerTrigger", "ignoreDeletes", "ignoreChanges", "skipChangeCommits").map(
+      refused("an option of streaming reads (spark.readStream)")) ++
+    Seq("schemaTrackingLocation").map(refused("schema tracking of streaming reads is not implemented"))
 
   /** Keys Spark itself puts among a read's options. */
   private val SparkInternal = Set("path", "paths")

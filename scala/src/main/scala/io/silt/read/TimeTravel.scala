@@ -35,10 +35,10 @@ object TimeTravel {
   }
 
   /** A timestamp string in the session time zone, as epoch milliseconds. */
-  def parseTimestamp(spark: SparkSession, ts: String): Long = {
+  def parseTimestamp(spark: SparkSession, ts: String, option: String = "timestampAsOf"): Long = {
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val micros = Cast(Literal(UTF8String.fromString(ts.trim)), TimestampType, Some(tz)).eval()
-    if (micros == null) throw new VersionNotFoundException(s"timestampAsOf '$ts' is not a valid timestamp")
+    if (micros == null) throw new VersionNotFoundException(s"$option '$ts' is not a valid timestamp")
     Math.floorDiv(micros.asInstanceOf[Long], 1000L)
   }
 }

@@ -17,6 +17,10 @@ object SparkInternals {
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
 
+  /** A streaming source's micro-batch over `relation` (Spark requires it to be marked as streaming). */
+  def streamingDataFrame(spark: SparkSession, relation: org.apache.spark.sql.sources.BaseRelation): DataFrame =
+    dataFrame(spark, org.apache.spark.sql.execution.datasources.LogicalRelation(relation, isStreaming = true))
+
   /** A micro-batch's rows as a batch DataFrame (a sink may not re-plan the streaming plan it is given). */
   def batchOf(data: DataFrame): DataFrame = {
     val session = data.sparkSession.asInstanceOf[ClassicSession]

@@ -1,0 +1,187 @@
+package io.silt.read
+
+import java.nio.charset.StandardCharsets
+
+import scala.collection.mutable
+
+import io.silt.errors.{InvalidTableOperationException, VersionNotFoundException}
+import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableLog}
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, ReadAllAvailable, ReadLimit, ReadMaxBytes,
+  ReadMaxFiles, SupportsTriggerAvailableNow, Offset => OffsetV2}
+import org.apache.spark.sql.execution.streaming.{Offset, Source}
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types.StructType
+
+/**
+ * `spark.readStream.format("silt")`: the table's rows at the start (its initial snapshot, unless a
+ * starting version or timestamp is given), then the files each later commit adds, in order, a
+ * bounded number per micro-batch. Where a stream starts is resolved once and kept in the query's
+ * checkpoint (`metadataPath`), so that a restarted query reads its first batch exactly as before.
+ * The stream's schema is the table's when the query starts; see [[SourceCommits]] for the commits
+ * that stop it.
+ */
+final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceOptions, metadataPath: String)
+    extends Source with SupportsTriggerAvailableNow {
+  private val tablePath = log.tablePath.toString
+  /** The snapshot whose schema the stream has, and whose metadata reads every batch's files. */
+  private val readSnapshot: Snapshot = log.latest()
+  private val tableId = readSnapshot.metadata.id
+  private val commits = new SourceCommits(tablePath, readSnapshot.metadata, readSnapshot.version, options)
+  private val start: SourceOffset = StreamingSource.startOf(spark, log, readSnapshot, options, new Path(metadataPath))
+
+  override val schema: StructType = ColumnMapping.logicalSchema(readSnapshot.metadata.schema)
+
+  @volatile private var lastVersionForAvailableNow: Option[Long] = None
+  private var initialFiles: Option[IndexedSeq[AddFile]] = None
+  private val commitFiles = mutable.SortedMap.empty[Long, IndexedSeq[AddFile]]
+
+  override def getDefaultReadLimit: ReadLimit = {
+    val files = options.maxFilesPerTrigger.orElse(
+      if (options.maxBytesPerTrigger.isEmpty) Some(SourceOptions.DefaultMaxFilesPerTrigger) else None)
+    val limits = files.map(ReadLimit.maxFiles).toSeq ++ options.maxBytesPerTrigger.map(ReadLimit.maxBytes)
+    if (limits.size == 1) limits.head else ReadLimit.compositeLimit(limits.toArray)
+  }
+
+  /** Trigger.AvailableNow reads the commits made until now, in micro-batches of the read limit. */
+  override def prepareForTriggerAvailableNow(): Unit = lastVersionForAvailableNow = Some(log.latest().version)
+
+  override def getOffset: Option[Offset] =
+    throw new IllegalStateException("the Silt source is asked for offsets with a read limit (latestOffset)")
+
+  override def latestOffset(startOffset: OffsetV2, limit: ReadLimit): OffsetV2 = synchronized {
+    val from = Option(startOffset).map(SourceOffset.of(_, tableId, tablePath)).getOrElse(start)
+    val latest = log.latest()
+    SourceOffset.requireTable(latest.metadata.id, tableId, tablePath)
+    val lastVersion = lastVersionForAvailableNow.fold(latest.version)(math.min(_, latest.version))
+    val budget = new Budget(limit)
+    var pos = from
+    if (pos.isInitialSnapshot) {
+      pos = admit(initial(pos.version), pos, budget)
+      if (pos.isInitialSnapshot) return pos
+    }
+    while (!budget.full && pos.version <= lastVersion) pos = admit(filesOf(pos.version), pos, budget)
+    if (startOffset == null && pos == from) null else pos
+  }
+
+  /** The position after the files of `files` (those of `pos`'s version) that `budget` admits from `pos` on. */
+  private def admit(files: IndexedSeq[AddFile], pos: SourceOffset, budget: Budget): SourceOffset = {
+    var index = pos.index + 1
+    while (index < files.size && !budget.full) { budget.take(files(index.toInt)); index += 1 }
+    if (index >= files.size) pos.nextVersion else pos.copy(index = index - 1)
+  }
+
+  override def getBatch(startOffset: Option[Offset], end: Offset): DataFrame = synchronized {
+    val from = startOffset.map(SourceOffset.of(_, tableId, tablePath)).getOrElse(start)
+    val to = SourceOffset.of(end, tableId, tablePath)
+    val files = IndexedSeq.newBuilder[AddFile]
+    var pos = from
+    if (pos.isInitialSnapshot) {
+      val snapshotFiles = initial(pos.version)
+      files ++= snapshotFiles.slice(pos.index.toInt + 1, if (to.isInitialSnapshot) to.index.toInt + 1 else snapshotFiles.size)
+      pos = pos.nextVersion
+    }
+    if (!to.isInitialSnapshot) {
+      while (pos.version < to.version) { files ++= filesOf(pos.version).drop(pos.index.toInt + 1); pos = pos.nextVersion }
+      if (pos.version == to.version && to.index > pos.index) files ++= filesOf(pos.version).slice(pos.index.toInt + 1, to.index.toInt + 1)
+    }
+    SparkInternals.streamingDataFrame(spark, SiltRelation.forFiles(spark, readSnapshot, files.result()))
+  }
+
+  override def commit(end: Offset): Unit = synchronized {
+    val done = SourceOffset.of(end, tableId, tablePath)
+    if (!done.isInitialSnapshot) initialFiles = None
+    commitFiles.keys.takeWhile(_ < done.version).toList.foreach(commitFiles.remove)
+  }
+
+  override def stop(): Unit = ()
+
+  /** The initial snapshot's files in a fixed order (oldest first), so that a restart numbers them alike. */
+  private def initial(version: Long): IndexedSeq[AddFile] = initialFiles.getOrElse {
+    val files = (if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)).files
+      .sortBy(a => (a.modificationTime, a.path))
+    initialFiles = Some(files)
+    files
+  }
+
+  /** The files commit `version` adds with data, remembered until the stream has read past them. */
+  private def filesOf(version: Long): IndexedSeq[AddFile] = commitFiles.getOrElse(version, {
+    val files = commits.admitted(version, log.readCommit(version))
+    if (commitFiles.size >= StreamingSource.CachedCommits) commitFiles.remove(commitFiles.lastKey)
+    commitFiles(version) = files
+    files
+  })
+
+  override def toString: String = s"SiltSource[$tablePath]"
+
+  /** How much of a read limit a micro-batch has used: it takes files until one of the limits is reached. */
+  private final class Budget(limit: ReadLimit) {
+    private val limits: Seq[ReadLimit] = limit match {
+      case c: CompositeReadLimit => c.getReadLimits.toSeq
+      case l => Seq(l)
+    }
+    private var files = 0L
+    private var bytes = 0L
+    def full: Boolean = limits.exists {
+      case f: ReadMaxFiles => files >= f.maxFiles
+      case b: ReadMaxBytes => bytes >= b.maxBytes
+      case _: ReadAllAvailable => false
+      case other => throw new IllegalStateException(s"read limit $other is not supported by the Silt source")
+    }
+    def take(a: AddFile): Unit = { files += 1; bytes += a.size }
+  }
+}
+
+object StreamingSource {
+  /** Commits whose files a source keeps between planning a micro-batch and reading it. */
+  private val CachedCommits = 256
+  private val StartFile = "silt-stream-start.json"
+
+  /**
+   * Where the stream starts: read from its checkpoint, or resolved from the options and kept there
+   * (written whole, then renamed, so that a query killed meanwhile leaves none or all of it).
+   */
+  private def startOf(spark: SparkSession, log: TableLog, snapshot: Snapshot, options: SourceOptions,
+      metadataPath: Path): SourceOffset = {
+    val file = new Path(metadataPath, StartFile)
+    val fs = file.getFileSystem(spark.sessionState.newHadoopConf())
+    def read(): SourceOffset = {
+      val in = fs.open(file)
+      try SourceOffset.fromJson(new String(in.readAllBytes(), StandardCharsets.UTF_8), log.tablePath.toString)
+      finally in.close()
+    }
+    if (fs.exists(file)) return read()
+    val resolved = resolve(log, snapshot, options)
+    fs.mkdirs(metadataPath)
+    val temp = new Path(metadataPath, s".$StartFile.${java.util.UUID.randomUUID()}.tmp")
+    val out = fs.create(temp, false)
+    try out.write(resolved.json.getBytes(StandardCharsets.UTF_8)) finally out.close()
+    if (!fs.rename(temp, file)) { fs.delete(temp, false); if (!fs.exists(file)) throw new InvalidTableOperationException(
+      s"cannot keep the stream's starting point in $metadataPath (checkpoint location)") }
+    read()
+  }
+
+  private def resolve(log: TableLog, snapshot: Snapshot, options: SourceOptions): SourceOffset = {
+    val id = snapshot.metadata.id
+    def fromVersion(v: Long) = SourceOffset(id, v, SourceOffset.BaseIndex, isInitialSnapshot = false)
+    options.start match {
+      case StartingPoint.InitialSnapshot => SourceOffset(id, snapshot.version, SourceOffset.BaseIndex, isInitialSnapshot = true)
+      case StartingPoint.AfterLatest => fromVersion(snapshot.version + 1)
+      case StartingPoint.FromVersion(v) =>
+        val available = log.commits().entries
+        if (available.isEmpty || v < available.head.version || v > snapshot.version) {
+          throw new VersionNotFoundException(s"cannot start a stream of ${log.tablePath} at version $v (startingVersion): " +
+            s"available versions are ${available.headOption.fold(0L)(_.version)} to ${snapshot.version}")
+        }
+        fromVersion(v)
+      case StartingPoint.FromTimestamp(ms, text) =>
+        val available = log.commits().entries
+        available.find(_.timestamp >= ms).map(c => fromVersion(c.version)).getOrElse {
+          throw new VersionNotFoundException(s"cannot start a stream of ${log.tablePath} at timestamp $text " +
+            s"(startingTimestamp): it is after the latest commit (version ${snapshot.version} at " +
+            s"${new java.sql.Timestamp(available.last.timestamp)}); use a timestamp at or before it, or startingVersion 'latest'")
+        }
+    }
+  }
+}
