@@ -93,6 +93,10 @@ class UnsupportedOptionException(SiltException):
 
 
 
+class MissingChangeDataException(SiltException):
+    """A change-feed read asks for versions whose changes were not recorded (the change data feed was off)."""
+
+
 class StreamingSourceException(SiltException):
     """A streaming read of a Silt table cannot go on; the subclasses say why."""
 
@@ -130,6 +134,7 @@ _BY_NAME = {
         MissingDataFileException,
         ConstraintViolationException,
         UnsupportedOptionException,
+        MissingChangeDataException,
         StreamingSourceException,
         SourceRowsChangedException,
         SourceSchemaChangedException,

@@ -4,7 +4,7 @@ import io.silt.catalog.{ResolveDynamicOverwrite, ResolveSiltRelations}
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
-import io.silt.sql.SiltSqlParser
+import io.silt.sql.{SiltSqlParser, TableChanges}
 import org.apache.spark.sql.SparkSessionExtensions
 
 /**
@@ -21,5 +21,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
     ext.injectFunction(SiltFunctions.interleaveBits)
     ext.injectFunction(SiltFunctions.rangePartitionId)
+    ext.injectTableFunction(TableChanges.byName)
+    ext.injectTableFunction(TableChanges.byPath)
   }
 }

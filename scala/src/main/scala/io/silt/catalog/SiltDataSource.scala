@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.{ActionCodec, ColumnMapping, TableLog}
 import scala.util.chaining._
-import io.silt.read.{ReadOptions, SiltRelation, SourceOptions, StreamingSource, TimeTravel}
+import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltRelation, SourceOptions, StreamingSource, TimeTravel}
 import io.silt.write.{StreamingSink, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
@@ -35,7 +35,12 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
     val spark = sqlContext.sparkSession
     val parameters = SiltDataSource.asGiven(caseInsensitive)
     ReadOptions.validate(parameters)
-    SiltRelation(spark, SiltDataSource.pathOf(parameters), TimeTravel.fromOptions(spark, parameters))
+    val path = SiltDataSource.pathOf(parameters)
+    if (ReadOptions.readsChangeFeed(parameters)) {
+      val log = TableLog.forPath(spark, path)
+      val (from, to) = ChangeFeed.rangeOf(spark, log, parameters)
+      new ChangeFeedRelation(sqlContext, ChangeFeed.changes(spark, log, from, to))
+    } else SiltRelation(spark, path, TimeTravel.fromOptions(spark, parameters))
   }
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, caseInsensitive: Map[String, String],

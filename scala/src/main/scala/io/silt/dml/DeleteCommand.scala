@@ -41,7 +41,9 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
       // With DVs only matching rows matter, so the condition can filter (and be pushed down).
       val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChange.Delete))
         else (scan, RowChanges.actionOf(Seq(cond -> RowChange.Delete), RowChange.Keep))
-      SparkInternals.dataFrame(spark, RowChanges.project(t.relation.output, t.relation.output, path, row, action, input))
+      val preimage = if (t.changeDataFeed) ChangeRows.preimage(t.relation.output, t.relation.output) else Nil
+      SparkInternals.dataFrame(spark, RowChanges.project(t.relation.output, t.relation.output, path, row, action, input,
+        preimage))
     }
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
       mayWriteRows = false, Operation.Delete(condition.map(_.sql), _), rowsByFile = unsplit)

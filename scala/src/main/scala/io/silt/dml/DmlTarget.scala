@@ -1,6 +1,6 @@
 package io.silt.dml
 
-import io.silt.log.{AddFile, TableFeatures}
+import io.silt.log.{AddFile, ChangeDataFeed, TableFeatures}
 import io.silt.read.{SiltFileIndex, SiltRelation}
 import io.silt.txn.OptimisticTransaction
 import org.apache.spark.sql.SparkSession
@@ -12,6 +12,9 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 /** The Silt table a DELETE, UPDATE or MERGE writes to, as the analyzer resolved it. */
 final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) extends PredicateHelper {
   def snapshot = index.snapshot
+
+  /** Whether the command records its changes in the table's change data feed (see [[ChangeRows]]). */
+  def changeDataFeed: Boolean = ChangeDataFeed.enabled(snapshot.metadata)
 
   /**
    * A transaction on the snapshot the command's plan was analyzed against; metadata the plan

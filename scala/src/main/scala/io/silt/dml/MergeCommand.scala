@@ -94,15 +94,20 @@ final case class MergeCommand(
           if (useDvs) {
             val marked = matches.where(isAction(RowChange.Update, RowChange.Delete)).select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
             val newRows = (matches.where(isAction(RowChange.Update)).drop(SourceIdColumn) +: inserts.toSeq).reduce(_ unionByName _)
+            val changed = matches.where(isAction(RowChange.Update, RowChange.Delete)).drop(SourceIdColumn)
+            val feed = (once(changed, summary.rowsMatchedTwice) +: inserts.toSeq).reduce(_ unionByName _)
             RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
-              if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation)
+              if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation,
+              changes = Some(feed))
           } else {
             val touched = RowLevelWriter.filesAt(t.snapshot, candidates, summary.touchedPaths.toSeq)
-            val rewritten = if (touched.isEmpty) Nil
-              else Seq(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate))))
-                .where(isAction(RowChange.Keep, RowChange.Update)))
+            val touchedRows = if (touched.isEmpty) None
+              else Some(frame(changes(joined(touched, LeftOuter, And(condition, matchedPredicate)))))
+            val rewritten = touchedRows.map(_.where(isAction(RowChange.Keep, RowChange.Update)))
             val rows = (rewritten ++ inserts).reduceOption(_ unionByName _)
-            RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation)
+            val feed = (touchedRows.map(r => once(r.where(isAction(RowChange.Update, RowChange.Delete)), duplicatesAllowed)) ++
+              inserts).reduceOption(_ unionByName _)
+            RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation, changes = feed)
           }
         }
       } finally matches.unpersist()
@@ -144,7 +149,8 @@ final case class MergeCommand(
         }
         if (cases.isEmpty) j.out(c) else CaseWhen(cases, j.out(c))
       }
-      RowChanges.project(values, columns, j.out(j.path), j.out(j.row), action, j.plan, extra.map(j.out))
+      val preimage = if (t.changeDataFeed) ChangeRows.preimage(columns.map(j.out), columns) else Nil
+      RowChanges.project(values, columns, j.out(j.path), j.out(j.row), action, j.plan, extra.map(j.out) ++ preimage)
     }
 
     /** The source rows that match no target row, with the NOT MATCHED clauses applied. */
@@ -178,6 +184,10 @@ final case class MergeCommand(
     private lazy val matchedPredicate: Expression =
       if (matched.isEmpty) Literal.FalseLiteral
       else matched.map(_.condition.getOrElse(Literal.TrueLiteral)).reduce(Or)
+
+    /** Target rows once each, when one may come once per source row that matched it. */
+    private def once(rows: DataFrame, mayRepeat: Boolean): DataFrame =
+      if (mayRepeat) rows.dropDuplicates(RowChanges.PathColumn, RowChanges.RowIndexColumn) else rows
 
     private def isAction(kinds: RowChange*) = col(RowChanges.ActionColumn).isin(kinds.map(_.code): _*)
 

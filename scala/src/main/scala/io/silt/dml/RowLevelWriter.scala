@@ -1,9 +1,9 @@
 package io.silt.dml
 
-import io.silt.log.{Action, AddFile, ActionCodec, Snapshot}
+import io.silt.log.{Action, AddFile, ActionCodec, ChangeDataFeed, Snapshot}
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
-import io.silt.write.DataFileWriter
+import io.silt.write.{ChangeDataWriter, DataFileWriter}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
@@ -31,7 +31,8 @@ object RowCounts {
 /**
  * Commits the changes of a DELETE, UPDATE or MERGE. With deletion vectors on
  * (`delta.enableDeletionVectors`), changed target rows are marked in DVs and only new rows are
- * written; otherwise every touched file is rewritten (copy-on-write).
+ * written; otherwise every touched file is rewritten (copy-on-write). With the change data feed on,
+ * the commit also carries change data files of its rows ([[ChangeRows]]).
  */
 object RowLevelWriter {
   private val action = col(RowChanges.ActionColumn)
@@ -52,25 +53,29 @@ object RowLevelWriter {
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: Map[String, Long] => Operation,
       rowsByFile: Boolean = false): RowLevelMetrics = {
+    val feed = ChangeDataFeed.enabled(snapshot.metadata)
     if (DeletionVectors.enabled(snapshot)) {
       val changes = changesOver(candidates)
-      val cached = if (mayWriteRows) changes.persist(StorageLevel.MEMORY_AND_DISK) else changes
+      val persist = mayWriteRows || feed
+      val cached = if (persist) changes.persist(StorageLevel.MEMORY_AND_DISK) else changes
       try {
         val counts = if (mayWriteRows) Some(countByKind(cached)) else None
         val marked = cached.where(actionIn(RowChange.Update, RowChange.Delete))
           .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
         val newRows = if (mayWriteRows) Some(cached.where(actionIn(RowChange.Update, RowChange.Insert))) else None
-        commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, rowsByFile)
-      } finally if (mayWriteRows) cached.unpersist()
+        commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, rowsByFile,
+          changes = Some(cached).filter(_ => feed))
+      } finally if (persist) cached.unpersist()
     } else {
       val perFile = changesOver(candidates).where(action =!= RowChange.Keep.code)
         .groupBy(col(RowChanges.PathColumn), action).count().collect()
       val counts = RowCounts.of(perFile.groupBy(r => RowChange.fromCode(r.getInt(1))).map { case (k, rs) => k -> rs.map(_.getLong(2)).sum })
       val touchedPaths = perFile.filter(r => r.getInt(1) != RowChange.Insert.code).map(_.getString(0)).toSet
       val touched = filesAt(snapshot, candidates, touchedPaths.toSeq)
-      val rows = changesOver(touched).where(
+      val all = changesOver(touched)
+      val rows = all.where(
         (col(RowChanges.PathColumn).isNotNull && actionIn(RowChange.Keep, RowChange.Update)) || actionIn(RowChange.Insert))
-      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation)
+      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation, changes = Some(all).filter(_ => feed))
     }
   }
 
@@ -81,11 +86,13 @@ object RowLevelWriter {
   /**
    * Marks `marked` (file path, row index) in deletion vectors and writes `newRows` (the table's
    * columns, and maybe others) to new files. `counts`: the rows updated, deleted and inserted, when
-   * known; else the deleted rows are those marked.
+   * known; else the deleted rows are those marked. `changes`: the row-change plan's rows whose
+   * changes the change data feed records, when the table has it on.
    */
   def commitWithDeletionVectors(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
-      operation: Map[String, Long] => Operation, rowsByFile: Boolean = false): RowLevelMetrics = {
+      operation: Map[String, Long] => Operation, rowsByFile: Boolean = false,
+      changes: Option[DataFrame] = None): RowLevelMetrics = {
     val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)
@@ -109,22 +116,37 @@ object RowLevelWriter {
     val c = counts.getOrElse(RowCounts(0L, deletions.map(_.newlyDeleted).sum, 0L))
     val metrics = RowLevelMetrics(c.updated, c.deleted, c.inserted, copied = 0L,
       filesAdded = written.size, filesRemoved = filesRemoved, dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
-    commitIfChanged(txn, dvActions ++ written, metrics, operation)
+    commitIfChanged(txn, dvActions ++ written ++ changeData(spark, txn, changes, dvActions.nonEmpty || written.nonEmpty),
+      metrics, operation)
   }
 
   /**
    * Replaces the `touched` files by new files holding `rows` (what stays of them, their rows' new
    * versions and the inserted rows; the table's columns, and maybe others; None: no rows).
+   * `changes`: as for [[commitWithDeletionVectors]].
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
-      rows: Option[DataFrame], counts: RowCounts, operation: Map[String, Long] => Operation): RowLevelMetrics = {
+      rows: Option[DataFrame], counts: RowCounts, operation: Map[String, Long] => Operation,
+      changes: Option[DataFrame] = None): RowLevelMetrics = {
     val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, txn, _)).getOrElse(Nil)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
     val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
     val metrics = RowLevelMetrics(counts.updated, counts.deleted, counts.inserted, copied, written.size, touched.size, 0, 0, 0)
-    commitIfChanged(txn, touched.map(_.remove(now)) ++ written, metrics, operation)
+    commitIfChanged(txn, touched.map(_.remove(now)) ++ written ++
+      changeData(spark, txn, changes, touched.nonEmpty || written.nonEmpty), metrics, operation)
   }
+
+  /**
+   * The change data files of a commit that changes rows (`changesRows`), when the table records
+   * its change data feed: its reader then takes the commit's changes from them alone, rather than
+   * from its added and removed files, which hold rows that did not change too.
+   */
+  private def changeData(spark: SparkSession, txn: OptimisticTransaction, changes: Option[DataFrame],
+      changesRows: Boolean): Seq[Action] =
+    changes.filter(_ => changesRows && ChangeDataFeed.enabled(txn.metadata)).toSeq.flatMap { c =>
+      ChangeDataWriter.write(spark, txn, ChangeRows.of(c, txn.metadata.schema.fieldNames.toSeq))
+    }
 
   private def commitIfChanged(txn: OptimisticTransaction, actions: Seq[Action], metrics: RowLevelMetrics,
       operation: Map[String, Long] => Operation): RowLevelMetrics = {

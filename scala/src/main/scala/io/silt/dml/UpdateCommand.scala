@@ -27,15 +27,17 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     txn.readRows(condition)
     if (candidates.isEmpty) return Seq(Row(0L))
     val useDvs = DeletionVectors.enabled(t.snapshot)
+    val preimage = if (t.changeDataFeed) ChangeRows.preimage(columns, columns) else Nil
     def changesOver(files: Seq[AddFile]) = {
       val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
       val changes = if (useDvs) {
         val input = condition.map(Filter(_, scan)).getOrElse(scan)
-        RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input)
+        RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input, preimage)
       } else {
         val cond = condition.getOrElse(Literal.TrueLiteral)
         val values = newValues.zip(columns).map { case (v, c) => if (v eq c) c else CaseWhen(Seq(cond -> v), c) }
-        RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChange.Update), RowChange.Keep), scan)
+        RowChanges.project(values, columns, path, row, RowChanges.actionOf(Seq(cond -> RowChange.Update), RowChange.Keep), scan,
+          preimage)
       }
       SparkInternals.dataFrame(spark, changes)
     }

@@ -82,6 +82,9 @@ class ConstraintViolationException(val constraint: String, detail: String)
 class UnsupportedOptionException(val option: String, detail: String)
     extends SiltException(detail)
 
+/** A change-feed read asks for versions whose changes the table did not record (its change data feed was off). */
+class MissingChangeDataException(val tablePath: String, val version: Long, detail: String) extends SiltException(detail)
+
 /** A streaming read of a Silt table cannot go on; the subclasses say why and what to do. */
 abstract class StreamingSourceException(detail: String) extends SiltException(detail)
 

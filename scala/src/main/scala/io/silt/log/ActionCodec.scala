@@ -37,6 +37,8 @@ object ActionCodec {
       case "metaData" => metadata(body)
       case "add" => add(body)
       case "remove" => remove(body)
+      case "cdc" => AddCDCFile(req(body, "path").asText, stringMap(body, "partitionValues"),
+        long(body, "size").getOrElse(0L), stringMap(body, "tags"))
       case "commitInfo" => CommitInfo(body)
       case "txn" => SetTransaction(req(body, "appId").asText, req(body, "version").asLong,
         long(body, "lastUpdated"))
@@ -93,6 +95,13 @@ object ActionCodec {
         r.stats.foreach(o.put("stats", _))
         if (r.tags.nonEmpty) putMap(o, "tags", r.tags)
         r.deletionVector.foreach(dv => o.set[JsonNode]("deletionVector", dvNode(dv)))
+      case c: AddCDCFile =>
+        val o = root.putObject("cdc")
+        o.put("path", c.path)
+        putMap(o, "partitionValues", c.partitionValues)
+        o.put("size", c.size)
+        o.put("dataChange", false)
+        if (c.tags.nonEmpty) putMap(o, "tags", c.tags)
       case t: SetTransaction =>
         val o = root.putObject("txn")
         o.put("appId", t.appId)

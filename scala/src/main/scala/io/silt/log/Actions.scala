@@ -87,6 +87,14 @@ final case class RemoveFile(
     tags: Map[String, String] = Map.empty,
     deletionVector: Option[DeletionVectorDescriptor] = None) extends Action
 
+/**
+ * A change data file (under `_change_data/`): rows a commit changed, each with its `_change_type`.
+ * It is never part of the table's state; a change-feed reader takes a commit's changes from its
+ * change data files when it has any.
+ */
+final case class AddCDCFile(path: String, partitionValues: Map[String, String], size: Long,
+    tags: Map[String, String] = Map.empty) extends Action
+
 /** Application transaction watermark (idempotent writes). */
 final case class SetTransaction(appId: String, version: Long, lastUpdated: Option[Long]) extends Action
 

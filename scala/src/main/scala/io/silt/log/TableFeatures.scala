@@ -17,7 +17,7 @@ object TableFeatures {
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
     Set("appendOnly", "invariants", "checkConstraints", "timestampNtz", "vacuumProtocolCheck", "domainMetadata",
-      "deletionVectors", "v2Checkpoint", "columnMapping")
+      "deletionVectors", "v2Checkpoint", "columnMapping", "changeDataFeed")
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -76,6 +76,9 @@ object TableFeatures {
     }
     if (props.appendOnly) {
       writerFeatures += "appendOnly"
+    }
+    if (props.changeDataFeed) {
+      writerFeatures += "changeDataFeed"
     }
     if (props.checkConstraints.nonEmpty) {
       writerFeatures += "checkConstraints"

@@ -50,13 +50,12 @@ object TableProperties {
   val IsolationLevelKey = "delta.isolationLevel"
   val ConstraintPrefix = "delta.constraints."
   val ColumnMappingModeKey = "delta.columnMapping.mode"
-  // Read (to refuse or describe tables that use them), never set by Silt.
   val EnableChangeDataFeed = "delta.enableChangeDataFeed"
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey)
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -92,7 +91,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, appendOnly, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
+    Seq[Any](deletionVectorsEnabled, appendOnly, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
     ()
   }

@@ -8,7 +8,8 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 /**
  * Drops the rows a file's deletion vector marks, by Parquet row index, from what the Parquet
- * reader returns: batches are compacted in place ([[BatchCompaction]]), rows are skipped. The
+ * reader returns (and, given `keepOnly`, the rows it does not mark: how the change data feed reads
+ * the rows a new deletion vector deleted, or an old one's that came back): batches are compacted in place ([[BatchCompaction]]), rows are skipped. The
  * vectorized reader stays on and the plan gets no filter.
  *
  * The reader produced `readSchema` (the wanted columns, with the row index at
@@ -17,6 +18,7 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
  */
 final class DeletedRowFilter(
     deleted: Option[RoaringBitmapArray],
+    keepOnly: Option[RoaringBitmapArray],
     readSchema: StructType,
     rowIndexPosition: Int,
     keepRowIndex: Boolean,
@@ -25,7 +27,7 @@ final class DeletedRowFilter(
   private val outputWidth = readSchema.length + partitionSchema.length - (if (keepRowIndex) 0 else 1)
   /** For each output column, its place in the reader's output. */
   private val sources: Array[Int] = Array.tabulate(outputWidth)(i => if (keepRowIndex || i < rowIndexPosition) i else i + 1)
-  private val lowRows = deleted.flatMap(_.lowRows)
+  private val lowRows = if (keepOnly.isDefined) None else deleted.flatMap(_.lowRows)
   private var removed = new Array[Int](64)
 
   /** `batch` without its deleted rows. */
@@ -49,7 +51,7 @@ final class DeletedRowFilter(
   /** Fills `removed` with the batch positions of its deleted rows, ascending; returns how many. */
   private def deletedRowsOf(batch: ColumnarBatch): Int = {
     val n = batch.numRows()
-    if (n == 0 || deleted.isEmpty) return 0
+    if (n == 0 || (deleted.isEmpty && keepOnly.isEmpty)) return 0
     val rowIndexes = batch.column(rowIndexPosition)
     val first = rowIndexes.getLong(0)
     val last = rowIndexes.getLong(n - 1)
@@ -82,15 +84,18 @@ final class DeletedRowFilter(
 
   /** `rows` without the deleted ones. */
   def filterRows(rows: Iterator[InternalRow]): Iterator[InternalRow] = {
-    val kept = if (deleted.isEmpty) rows else rows.filter(row => !isDeleted(row.getLong(rowIndexPosition)))
+    val kept = if (deleted.isEmpty && keepOnly.isEmpty) rows else rows.filter(row => !isDeleted(row.getLong(rowIndexPosition)))
     if (keepRowIndex) kept else kept.map(projection)
   }
 
-  private def isDeleted(rowIndex: Long): Boolean = deleted.exists(_.contains(rowIndex))
+  private def isDeleted(rowIndex: Long): Boolean =
+    deleted.exists(_.contains(rowIndex)) || keepOnly.exists(!_.contains(rowIndex))
 }
 
 object DeletedRowFilter {
   /** Per-file metadata keys attached to files with a deletion vector. */
   val DescriptorKey = "silt_dv_descriptor"
   val TablePathKey = "silt_table_path"
+  /** A deletion vector whose rows alone are read (see `keepOnly`). */
+  val KeepOnlyKey = "silt_dv_keep_only"
 }

@@ -1,7 +1,8 @@
 package io.silt.read
 
 import io.silt.config.SiltSettings
-import io.silt.log.{AddFile, ColumnMapping, Snapshot}
+import io.silt.dv.DeletionVectorDescriptor
+import io.silt.log.{AddFile, ColumnMapping, Snapshot, TablePaths}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}
@@ -46,13 +47,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
     }
   }
 
-  /** A file with a deletion vector carries its descriptor to the reader in the executors. */
-  private def toStatus(a: AddFile): FileStatusWithMetadata = {
-    val status = new FileStatus(a.size, false, 0, 0, a.modificationTime, snapshot.filePath(a))
-    val metadata: Map[String, Any] = a.deletionVector.map(dv => Map[String, Any](
-      DeletedRowFilter.DescriptorKey -> dv, DeletedRowFilter.TablePathKey -> snapshot.tablePath.toString)).getOrElse(Map.empty)
-    FileStatusWithMetadata(status, metadata)
-  }
+  private def toStatus(a: AddFile): FileStatusWithMetadata = SiltFileIndex.statusOf(snapshot.tablePath, a)
 
   override def inputFiles: Array[String] = files.map(a => snapshot.filePath(a).toString).toArray
 
@@ -71,5 +66,17 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 }
 
 object SiltFileIndex {
+  /**
+   * A file as a scan lists it. One with a deletion vector carries its descriptor to the reader in
+   * the executors; `keepOnly`: a deletion vector whose rows alone are read (see [[DeletedRowFilter]]).
+   */
+  def statusOf(tablePath: Path, a: AddFile, keepOnly: Option[DeletionVectorDescriptor] = None): FileStatusWithMetadata = {
+    val status = new FileStatus(a.size, false, 0, 0, a.modificationTime, TablePaths.absolute(tablePath, a.path))
+    val dvs = a.deletionVector.map(DeletedRowFilter.DescriptorKey -> _) ++ keepOnly.map(DeletedRowFilter.KeepOnlyKey -> _)
+    val metadata: Map[String, Any] =
+      if (dvs.isEmpty) Map.empty else (dvs ++ Seq(DeletedRowFilter.TablePathKey -> tablePath.toString)).toMap
+    FileStatusWithMetadata(status, metadata)
+  }
+
   def skippingEnabled(spark: SparkSession): Boolean = SiltSettings.SkippingEnabled(spark)
 }

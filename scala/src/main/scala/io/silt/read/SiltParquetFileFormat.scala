@@ -78,11 +78,12 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
     // Broadcast, as Spark does for its reader: in the closure, every task would deserialize it.
     val conf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
     val filterFor = (file: PartitionedFile) => {
-      val deleted = file.otherConstantMetadataColumnValues.get(DeletedRowFilter.DescriptorKey).map { d =>
+      def load(key: String) = file.otherConstantMetadataColumnValues.get(key).map { d =>
         val tablePath = new Path(file.otherConstantMetadataColumnValues(DeletedRowFilter.TablePathKey).toString)
         DeletionVectorStore.load(d.asInstanceOf[DeletionVectorDescriptor], tablePath, file.filePath.toString, conf.value.value)
       }
-      new DeletedRowFilter(deleted, readSchema, rowIndexPosition, keepRowIndex, partitionSchema)
+      new DeletedRowFilter(load(DeletedRowFilter.DescriptorKey), load(DeletedRowFilter.KeepOnlyKey), readSchema,
+        rowIndexPosition, keepRowIndex, partitionSchema)
     }
     namingMissingFiles(readerCountingRows(spark, dataSchema, partitionSchema, readSchema, filters, options, hadoopConf,
       Some(filterFor)))

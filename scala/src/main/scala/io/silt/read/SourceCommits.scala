@@ -68,7 +68,7 @@ object SourceCommits {
   }
 
   /** The schema as the data files hold it: physical names, no metadata. */
-  private def physical(dt: DataType): DataType = dt match {
+  private[read] def physical(dt: DataType): DataType = dt match {
     case s: StructType => StructType(s.fields.map(f =>
       StructField(ColumnMapping.physicalName(f).toLowerCase, physical(f.dataType), f.nullable)))
     case a: ArrayType => a.copy(elementType = physical(a.elementType))

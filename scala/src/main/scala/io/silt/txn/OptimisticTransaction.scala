@@ -38,6 +38,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
    */
   def updateMetadata(m: Metadata, replacingTable: Boolean = false): Unit = {
     TableProperties(m.configuration).validate()
+    ChangeDataFeed.checkColumns(log.tablePath.toString, m)
     val previous = readSnapshot.map(_.metadata)
     if (!replacingTable) previous.foreach(ColumnMapping.checkModeChange(log.tablePath.toString, _, m))
     val upgrading = !replacingTable && previous.exists(p => !ColumnMapping.of(p).enabled)

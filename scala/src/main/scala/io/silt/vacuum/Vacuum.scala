@@ -4,7 +4,7 @@ import io.silt.config.SiltSettings
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{Snapshot, TableFeatures, TableLog, TableProperties}
+import io.silt.log.{ChangeDataFeed, Snapshot, TableFeatures, TableLog, TableProperties}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
@@ -70,7 +70,7 @@ object Vacuum {
 
   /**
    * Every file under the table root outside `_delta_log` and hidden folders (`_x`, `.x`, but not
-   * `_x=y`), by one recursive listing: on an object store a listing of the prefix, with no
+   * `_x=y`, nor `_change_data`), by one recursive listing: on an object store a listing of the prefix, with no
    * directory markers needed.
    */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
@@ -81,7 +81,10 @@ object Vacuum {
     while (files.hasNext) {
       val st = files.next()
       val relative = st.getPath.toUri.getPath.stripPrefix(rootPath)
-      if (!relative.split('/').exists(hidden)) out += st
+      // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
+      val parts = relative.split('/')
+      val underChangeData = parts.length > 1 && parts.head == ChangeDataFeed.Folder
+      if (!(if (underChangeData) parts.tail else parts).exists(hidden)) out += st
     }
     out.toSeq
   }

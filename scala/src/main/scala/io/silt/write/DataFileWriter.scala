@@ -27,7 +27,25 @@ object DataFileWriter {
    * in the table, such as OPTIMIZE, need not).
    */
   def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
-      options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true): Seq[AddFile] = {
+      options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true): Seq[AddFile] =
+    writeFiles(spark, tablePath, data, metadata, options, enforceConstraints).map { case (f, stats) =>
+      AddFile(
+        path = TablePaths.relativeEncoded(f.relativePath),
+        partitionValues = f.partitionValues,
+        size = f.size,
+        modificationTime = f.modificationTime,
+        dataChange = true,
+        stats = stats)
+    }
+
+  /**
+   * Writes `data` as Parquet files under `tablePath`/`folder` (the table's own files: no folder),
+   * partitioned as the table is; each file with its partition values keyed as the log keys them,
+   * its path relative to the table root and its statistics (None when `collectStats` is off).
+   */
+  private[write] def writeFiles(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
+      options: Map[String, String], enforceConstraints: Boolean, folder: String = "",
+      collectStats: Boolean = true): Seq[(WrittenFile, Option[String])] = {
     val session = spark.asInstanceOf[ClassicSession]
     val checked = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
     val qe = checked.queryExecution
@@ -46,15 +64,17 @@ object DataFileWriter {
     val logicalData = qe.analyzed.output.filterNot(a => partitionAttrs.exists(_.exprId == a.exprId))
     val dataSchema = StructType(logicalData.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
       .getOrElse(StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
-    val statsTracker = new StatsJobTracker(StatsColumn.forTable(dataSchema, metadata).toIndexedSeq)
-    val committer = new SiltCommitProtocol(UUID.randomUUID().toString, tablePath.toString)
+    val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(dataSchema, metadata).toIndexedSeq
+      else IndexedSeq.empty)
+    val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
+    val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
     try FileFormatWriter.write(
       sparkSession = session,
       plan = qe.executedPlan,
       fileFormat = new SiltParquetFileFormat,
       committer = committer,
-      outputSpec = FileFormatWriter.OutputSpec(tablePath.toString, Map.empty, output),
+      outputSpec = FileFormatWriter.OutputSpec(root.toString, Map.empty, output),
       hadoopConf = hadoopConf,
       partitionColumns = partitionAttrs,
       bucketSpec = None,
@@ -65,14 +85,11 @@ object DataFileWriter {
       case NonFatal(e) => throw SiltException.rootOf(e).getOrElse(e)
     }
     committer.writtenFiles.map { f =>
-      AddFile(
-        path = TablePaths.relativeEncoded(f.relativePath),
-        partitionValues = metadata.partitionColumns.map(c => mapping.partitionKey(c)).map(k =>
-          k -> f.partitionValues.find(_._1.equalsIgnoreCase(k)).map(_._2).orNull).toMap,
-        size = f.size,
-        modificationTime = f.modificationTime,
-        dataChange = true,
-        stats = statsTracker.statsFor(new Path(f.relativePath).getName))
+      val keyed = metadata.partitionColumns.map(c => mapping.partitionKey(c)).map(k =>
+        k -> f.partitionValues.find(_._1.equalsIgnoreCase(k)).map(_._2).orNull).toMap
+      val relative = if (folder.isEmpty) f.relativePath else s"$folder/${f.relativePath}"
+      (f.copy(relativePath = relative, partitionValues = keyed),
+        if (collectStats) statsTracker.statsFor(new Path(f.relativePath).getName) else None)
     }
   }
 }

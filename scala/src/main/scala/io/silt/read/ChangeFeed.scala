@@ -1,0 +1,164 @@
+package io.silt.read
+
+import io.silt.dv.DeletionVectorDescriptor
+import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
+import io.silt.log.{AddCDCFile, AddFile, ChangeDataFeed, ColumnMapping, CommitEntry, Metadata, RemoveFile, TableLog}
+import io.silt.partition.PartitionValues
+import io.silt.spark.Identifiers
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, PartitionDirectory}
+import org.apache.spark.sql.functions.coalesce
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/** Where a change-feed read starts or ends: a version, or a time (epoch milliseconds, and as given). */
+sealed trait ChangeBound
+object ChangeBound {
+  final case class AtVersion(version: Long) extends ChangeBound
+  final case class AtTime(millis: Long, text: String) extends ChangeBound
+}
+
+/**
+ * Delta's change data feed, read: for each commit of a range of versions, the rows it deleted,
+ * inserted or updated (before and after), with `_change_type`, `_commit_version` and
+ * `_commit_timestamp`. A commit with change data files gives its changes in them; otherwise its
+ * added files are inserts, its removed files deletes, and a file given a new deletion vector
+ * deletes the rows the new vector adds (and brings back those it drops). Commits that change no
+ * data (OPTIMIZE) give none. Every version of the range must have had the feed on.
+ */
+object ChangeFeed {
+  private val ChangeTypeFromLog = "__silt_change_type"
+
+  /** The range of versions of the read options startingVersion/startingTimestamp and endingVersion/endingTimestamp. */
+  def rangeOf(spark: SparkSession, log: TableLog, options: Map[String, String]): (Long, Long) = {
+    val lower = options.map { case (k, v) => k.toLowerCase -> v.trim }
+    def bound(version: String, timestamp: String): Option[ChangeBound] = (lower.get(version.toLowerCase),
+        lower.get(timestamp.toLowerCase)) match {
+      case (Some(_), Some(_)) => throw new InvalidTableOperationException(s"give either $version or $timestamp, not both")
+      case (Some(v), None) => Some(ChangeBound.AtVersion(v.toLongOption.filter(_ >= 0).getOrElse(
+        throw new VersionNotFoundException(s"$version '$v' is not a version number"))))
+      case (None, Some(ts)) => Some(ChangeBound.AtTime(TimeTravel.parseTimestamp(spark, ts, timestamp), ts))
+      case _ => None
+    }
+    val start = bound("startingVersion", "startingTimestamp").getOrElse(throw new InvalidTableOperationException(
+      "a change-feed read (readChangeFeed) needs the option startingVersion or startingTimestamp"))
+    range(log, start, bound("endingVersion", "endingTimestamp"))
+  }
+
+  /** The versions from `start` to `end` (the latest when None), checked against the table's commits. */
+  def range(log: TableLog, start: ChangeBound, end: Option[ChangeBound]): (Long, Long) = {
+    val latest = log.latest().version
+    lazy val commits = log.commits().entries
+    val from = start match {
+      case ChangeBound.AtVersion(v) => v
+      case ChangeBound.AtTime(ms, text) => commits.find(_.timestamp >= ms).map(_.version).getOrElse(
+        throw new VersionNotFoundException(s"startingTimestamp $text is after the latest commit of ${log.tablePath} " +
+          s"(version $latest at ${new java.sql.Timestamp(commits.last.timestamp)})"))
+    }
+    if (from > latest) throw new VersionNotFoundException(s"startingVersion $from of the change feed of " +
+      s"${log.tablePath} is after its latest version $latest")
+    val to = end.map {
+      case ChangeBound.AtVersion(v) => math.min(v, latest)
+      case ChangeBound.AtTime(ms, text) => commits.takeWhile(_.timestamp <= ms).lastOption.map(_.version).getOrElse(
+        throw new VersionNotFoundException(s"endingTimestamp $text is before the first commit of ${log.tablePath}"))
+    }.getOrElse(latest)
+    if (to < from) throw new InvalidTableOperationException(s"the change feed range of ${log.tablePath} from version " +
+      s"$from to $to is empty: the end is before the start")
+    (from, to)
+  }
+
+  /** One file the read scans and what its rows are (`changeType` None: the file's own column says). */
+  private final case class ChangeFile(file: AddFile, keepOnly: Option[DeletionVectorDescriptor],
+      changeType: Option[String], commit: CommitEntry)
+
+  /** The change rows of versions `from` to `to`, in the columns of the table at `to`. */
+  def changes(spark: SparkSession, log: TableLog, from: Long, to: Long): DataFrame = {
+    val tablePath = log.tablePath.toString
+    val metadata = log.snapshotAt(to).metadata
+    var current = log.snapshotAt(from).metadata
+    val range = log.commits().slice(from, to)
+    if (range.entries.headOption.forall(_.version != from)) {
+      throw new VersionNotFoundException(s"the commits of $tablePath from version $from on are no longer in its log")
+    }
+    val files = range.entries.flatMap { entry =>
+      val actions = range.actions(entry)
+      actions.foreach { case m: Metadata => current = m; case _ => }
+      check(tablePath, entry.version, current, metadata, from, to)
+      filesOf(actions, entry)
+    }
+    read(spark, log, metadata, files)
+  }
+
+  private def check(tablePath: String, version: Long, m: Metadata, readAs: Metadata, from: Long, to: Long): Unit = {
+    if (!ChangeDataFeed.enabled(m)) {
+      throw new MissingChangeDataException(tablePath, version, s"the change data feed of $tablePath from version " +
+        s"$from to $to cannot be read: changes were not recorded at version $version (the table property " +
+        s"delta.enableChangeDataFeed was not on). Start at a later version; DESCRIBE HISTORY shows when it was turned on")
+    }
+    if (!SourceCommits.readableAs(SourceCommits.physical(m.schema), SourceCommits.physical(readAs.schema))) {
+      throw new InvalidTableOperationException(s"the change data feed of $tablePath from version $from to $to " +
+        s"cannot be read with the schema of version $to: a column changed type by version $version. Read the " +
+        "versions before and after that change separately")
+    }
+  }
+
+  /** What a commit's actions give the feed to read. */
+  private def filesOf(actions: Seq[io.silt.log.Action], commit: CommitEntry): Seq[ChangeFile] = {
+    val cdc = actions.collect { case c: AddCDCFile => c }
+    if (cdc.nonEmpty) return cdc.map(c => ChangeFile(AddFile(c.path, c.partitionValues, c.size, 0L, dataChange = false),
+      None, None, commit))
+    val adds = actions.collect { case a: AddFile if a.dataChange => a }
+    val removes = actions.collect { case r: RemoveFile if r.dataChange => r }
+    val removedByPath = removes.map(r => r.path -> r).toMap
+    val addedPaths = adds.map(_.path).toSet
+    val fromAdds = adds.flatMap { a =>
+      removedByPath.get(a.path) match {
+        case None => Seq(ChangeFile(a, None, Some(ChangeDataFeed.Insert), commit))
+        case Some(r) =>
+          // The same file with another deletion vector: the rows the new one adds are deleted,
+          // the rows only the old one had come back.
+          a.deletionVector.filterNot(r.deletionVector.contains).map(dv =>
+            ChangeFile(a.copy(deletionVector = r.deletionVector), Some(dv), Some(ChangeDataFeed.Delete), commit)).toSeq ++
+          r.deletionVector.filterNot(a.deletionVector.contains).map(dv =>
+            ChangeFile(a, Some(dv), Some(ChangeDataFeed.Insert), commit)).toSeq
+      }
+    }
+    val fromRemoves = removes.filterNot(r => addedPaths(r.path)).map { r =>
+      ChangeFile(AddFile(r.path, r.partitionValues, r.size.getOrElse(0L), 0L, dataChange = true,
+        deletionVector = r.deletionVector), None, Some(ChangeDataFeed.Delete), commit)
+    }
+    fromAdds ++ fromRemoves
+  }
+
+  /** One scan over every file: change data files carry `_change_type`; for the others the log tells it. */
+  private def read(spark: SparkSession, log: TableLog, metadata: Metadata, files: Seq[ChangeFile]): DataFrame = {
+    val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+    val tablePartitions = metadata.partitionSchema
+    val logical = ColumnMapping.logicalSchema(metadata.schema)
+    val partitionSchema = ColumnMapping.logicalSchema(tablePartitions)
+      .add(StructField(ChangeTypeFromLog, StringType)).add(StructField(ChangeDataFeed.CommitVersionColumn, LongType))
+      .add(StructField(ChangeDataFeed.CommitTimestampColumn, TimestampType))
+    val directories = files.groupBy(f => (f.file.partitionValues, f.changeType, f.commit.version)).toSeq
+      .sortBy(_._1._3).map { case ((_, changeType, _), group) =>
+        val first = group.head
+        val values = ChangeFileIndex.row(PartitionValues.rowOf(first.file, tablePartitions, timeZone), tablePartitions,
+          changeType.map(UTF8String.fromString).orNull, first.commit.version, first.commit.timestamp * 1000L)
+        PartitionDirectory(values, group.map(f => SiltFileIndex.statusOf(log.tablePath, f.file, f.keepOnly)))
+      }
+    val relation = HadoopFsRelation(
+      location = new ChangeFileIndex(log.tablePath, partitionSchema, directories),
+      partitionSchema = partitionSchema,
+      dataSchema = logical.add(StructField(ChangeDataFeed.ChangeTypeColumn, StringType)),
+      bucketSpec = None,
+      fileFormat = new SiltParquetFileFormat(wholeFiles = false, () => ScanFiles(files.map(_.file.size).maxOption.getOrElse(0L),
+        files.exists(f => f.file.deletionVector.isDefined || f.keepOnly.isDefined)), ColumnMapping.of(metadata)),
+      options = Map("path" -> log.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+    val all = SparkInternals.dataFrame(spark, org.apache.spark.sql.execution.datasources.LogicalRelation(relation))
+    all.select(logical.fieldNames.toSeq.map(Identifiers.column) ++ Seq(
+      coalesce(Identifiers.column(ChangeDataFeed.ChangeTypeColumn), Identifiers.column(ChangeTypeFromLog))
+        .as(ChangeDataFeed.ChangeTypeColumn),
+      Identifiers.column(ChangeDataFeed.CommitVersionColumn),
+      Identifiers.column(ChangeDataFeed.CommitTimestampColumn)): _*)
+  }
+}
