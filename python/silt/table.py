@@ -64,6 +64,19 @@ class SiltTable:
         sql = f"DESCRIBE HISTORY {self._ref}" + (f" LIMIT {int(limit)}" if limit is not None else "")
         return reraise(lambda: self._spark.sql(sql))
 
+    def changes(self, start: Union[int, str], end: Optional[Union[int, str]] = None) -> "DataFrame":
+        """The change data feed from ``start`` to ``end`` (the latest version when None): the table's
+        columns with ``_change_type``, ``_commit_version`` and ``_commit_timestamp``. A bound is a
+        version (int) or a timestamp (str). ``t.changes(5).where("_change_type = 'delete'")``"""
+        def bound(b: Union[int, str]) -> str:
+            if isinstance(b, bool) or not isinstance(b, (int, str)):
+                raise TypeError(f"a change feed bound is a version (int) or a timestamp (str), not {b!r}")
+            return str(int(b)) if isinstance(b, int) else _quote_path(b)
+        function, table = (("table_changes_by_path", _quote_path(self._path)) if self._path is not None
+                           else ("table_changes", _quote_path(str(self._name))))
+        args = ", ".join([table, bound(start)] + ([bound(end)] if end is not None else []))
+        return reraise(lambda: self._spark.sql(f"SELECT * FROM {function}({args})"))
+
     def files(self) -> "DataFrame":
         """The live data files with statistics and deletion vectors. ``t.files().show()``"""
         return reraise(lambda: self._spark.sql(f"DESCRIBE FILES {self._ref}"))

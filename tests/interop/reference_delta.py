@@ -17,6 +17,8 @@ Operations:
   sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
   write          {"path", "query", "mode"?, "options"?: {}, "partitionBy"?: [...]}  writes the rows of a
                  SQL query with df.write.format("delta") (e.g. dynamic overwrite, txnAppId, dataChange)
+  changes        {"path", "start": int, "end"?: int, "columns": [...]}  -> {"rows": [[...], ...]}: the change
+                 data feed (readChangeFeed) as lists of the named columns, values as strings
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -104,12 +106,20 @@ def op_write(spark, canon, op):
     return {}
 
 
+def op_changes(spark, canon, op):
+    reader = spark.read.format("delta").option("readChangeFeed", "true").option("startingVersion", op["start"])
+    if op.get("end") is not None:
+        reader = reader.option("endingVersion", op["end"])
+    rows = reader.load(op["path"]).select(*op["columns"]).collect()
+    return {"rows": [[None if v is None else str(v) for v in r] for r in rows]}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
+OPS = {"changes": op_changes, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
 def main(argv):
