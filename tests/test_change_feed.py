@@ -151,3 +151,27 @@ def test_column_mapping_renames_show_in_the_feed(spark, tmp_path):
     spark.sql(f"UPDATE silt.`{t}` SET label = 'B' WHERE id = 2")
     assert changes(spark, t, columns=("id", "label", "p", "_change_type")) == sorted([
         (1, 'a', 0, "insert"), (2, 'b', 1, "insert"), (2, 'b', 1, "update_preimage"), (2, 'B', 1, "update_postimage")])
+
+
+def test_streaming_the_change_feed(spark, tmp_path):
+    from test_streaming_source import batches, pump
+    t, target, cp = str(tmp_path / "t"), str(tmp_path / "dst"), str(tmp_path / "cp")
+    create(spark, t, "true")
+    spark.sql(f"INSERT INTO silt.`{t}` VALUES (1,'a',0),(2,'b',0),(3,'c',1)")  # v1
+    feed = ("id", "v", "p", "_change_type", "_commit_version")
+    pump(spark, t, target, cp, readChangeFeed="true")  # the initial snapshot, as inserts of version 1
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(target).select(*feed).collect()) == \
+        [(1, 'a', 0, "insert", 1), (2, 'b', 0, "insert", 1), (3, 'c', 1, "insert", 1)]
+    spark.sql(f"DELETE FROM silt.`{t}` WHERE id = 1")         # v2
+    spark.sql(f"UPDATE silt.`{t}` SET v = 'C' WHERE id = 3")  # v3
+    spark.sql(f"OPTIMIZE silt.`{t}`")                         # v4
+    spark.sql(f"INSERT INTO silt.`{t}` VALUES (4,'d',1)")     # v5
+    pump(spark, t, target, cp, readChangeFeed="true")
+    streamed = sorted(tuple(r) for r in spark.read.format("silt").load(target).select(*feed).collect())
+    assert [r for r in streamed if r[4] > 1] == changes(spark, t, start=2)
+    # from a version, a micro-batch a file: the same rows as the batch read of the feed
+    target2, cp2 = str(tmp_path / "dst2"), str(tmp_path / "cp2")
+    query = pump(spark, t, target2, cp2, readChangeFeed="true", startingVersion="1", maxFilesPerTrigger="1")
+    assert len(batches(query)) > 3
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(target2).select(*feed).collect()) == \
+        changes(spark, t, start=1)

@@ -253,7 +253,7 @@ def test_options_a_stream_does_not_take_are_refused(spark, paths):
         spark, source, target, cp, versionAsOf="0"))
     assert "'fooBar'" in raises_silt(UnsupportedOptionException, lambda: pump(spark, source, target, cp, fooBar="1"))
     raises_silt(UnsupportedOptionException, lambda: pump(spark, source, target, cp, maxFilesPerTrigger="0"))
-    raises_silt(UnsupportedOptionException, lambda: pump(spark, source, target, cp, readChangeFeed="true"))
+    raises_silt(UnsupportedOptionException, lambda: pump(spark, source, target, cp, schemaTrackingLocation="/x"))
     raises_silt(SchemaMismatchException, lambda: spark.readStream.format("silt").schema("id BIGINT").load(source))
     # the batch reader says where the streaming options belong
     assert "readStream" in raises_silt(UnsupportedOptionException, lambda: spark.read.format("silt")

@@ -67,15 +67,17 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
       parameters: Map[String, String]): (String, StructType) = {
     val spark = sqlContext.sparkSession
     val options = SiltDataSource.asGiven(parameters)
-    SourceOptions.parse(spark, options)
+    val parsed = SourceOptions.parse(spark, options)
     val path = SiltDataSource.pathOf(options)
-    val tableSchema = TableLog.forPath(spark, path).latest().metadata.schema.pipe(ColumnMapping.logicalSchema)
+    val metadata = TableLog.forPath(spark, path).latest().metadata
+    val tableSchema = metadata.schema.pipe(ColumnMapping.logicalSchema)
+    val streamSchema = if (parsed.readChangeFeed) ChangeFeed.schemaOf(metadata) else tableSchema
     // A catalog table's stream is handed the catalog's schema (nullable); a reader's own must be the table's.
-    schema.filterNot(s => SiltCatalog.sameColumns(s, tableSchema)).foreach { s =>
+    schema.filterNot(s => SiltCatalog.sameColumns(s, tableSchema) || SiltCatalog.sameColumns(s, streamSchema)).foreach { s =>
       throw new SchemaMismatchException(s"the schema given to the stream of $path, ${s.simpleString}, is not the " +
         s"table's ${tableSchema.simpleString}: a stream of a Silt table reads the table's schema; leave .schema(...) out")
     }
-    (shortName(), tableSchema)
+    (shortName(), streamSchema)
   }
 
   /** See [[StreamingSource]]; `metadataPath` is the query's checkpoint folder for this source. */

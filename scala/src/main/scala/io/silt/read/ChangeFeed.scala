@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.dv.DeletionVectorDescriptor
 import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
-import io.silt.log.{AddCDCFile, AddFile, ChangeDataFeed, ColumnMapping, CommitEntry, Metadata, RemoveFile, TableLog}
+import io.silt.log.{AddCDCFile, AddFile, ChangeDataFeed, ColumnMapping, Metadata, RemoveFile, TableLog}
 import io.silt.partition.PartitionValues
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -27,6 +27,13 @@ object ChangeBound {
  * deletes the rows the new vector adds (and brings back those it drops). Commits that change no
  * data (OPTIMIZE) give none. Every version of the range must have had the feed on.
  */
+/**
+ * One file a change-feed read scans and what its rows are: `changeType` None: the file's own
+ * column says (a change data file); `keepOnly`: read only the rows this deletion vector marks.
+ */
+private[read] final case class ChangeFile(file: AddFile, keepOnly: Option[DeletionVectorDescriptor],
+    changeType: Option[String], version: Long, timestamp: Long)
+
 object ChangeFeed {
   private val ChangeTypeFromLog = "__silt_change_type"
 
@@ -68,9 +75,6 @@ object ChangeFeed {
     (from, to)
   }
 
-  /** One file the read scans and what its rows are (`changeType` None: the file's own column says). */
-  private final case class ChangeFile(file: AddFile, keepOnly: Option[DeletionVectorDescriptor],
-      changeType: Option[String], commit: CommitEntry)
 
   /** The change rows of versions `from` to `to`, in the columns of the table at `to`. */
   def changes(spark: SparkSession, log: TableLog, from: Long, to: Long): DataFrame = {
@@ -85,17 +89,21 @@ object ChangeFeed {
       val actions = range.actions(entry)
       actions.foreach { case m: Metadata => current = m; case _ => }
       check(tablePath, entry.version, current, metadata, from, to)
-      filesOf(actions, entry)
+      filesOf(actions, entry.version, entry.timestamp)
     }
-    read(spark, log, metadata, files)
+    read(spark, log, metadata, files, streaming = false)
   }
 
-  private def check(tablePath: String, version: Long, m: Metadata, readAs: Metadata, from: Long, to: Long): Unit = {
+  /** Refuses a version whose changes were not recorded (`m`: the metadata in effect then). */
+  private[read] def requireRecorded(tablePath: String, version: Long, m: Metadata, range: String): Unit =
     if (!ChangeDataFeed.enabled(m)) {
-      throw new MissingChangeDataException(tablePath, version, s"the change data feed of $tablePath from version " +
-        s"$from to $to cannot be read: changes were not recorded at version $version (the table property " +
-        s"delta.enableChangeDataFeed was not on). Start at a later version; DESCRIBE HISTORY shows when it was turned on")
+      throw new MissingChangeDataException(tablePath, version, s"the change data feed of $tablePath $range cannot " +
+        s"be read: changes were not recorded at version $version (the table property delta.enableChangeDataFeed " +
+        "was not on). Start at a later version; DESCRIBE HISTORY shows when it was turned on")
     }
+
+  private def check(tablePath: String, version: Long, m: Metadata, readAs: Metadata, from: Long, to: Long): Unit = {
+    requireRecorded(tablePath, version, m, s"from version $from to $to")
     if (!SourceCommits.readableAs(SourceCommits.physical(m.schema), SourceCommits.physical(readAs.schema))) {
       throw new InvalidTableOperationException(s"the change data feed of $tablePath from version $from to $to " +
         s"cannot be read with the schema of version $to: a column changed type by version $version. Read the " +
@@ -103,47 +111,59 @@ object ChangeFeed {
     }
   }
 
-  /** What a commit's actions give the feed to read. */
-  private def filesOf(actions: Seq[io.silt.log.Action], commit: CommitEntry): Seq[ChangeFile] = {
+  /** What the actions of commit `version` (made at `timestamp`) give the feed to read. */
+  private[read] def filesOf(actions: Seq[io.silt.log.Action], version: Long, timestamp: Long): IndexedSeq[ChangeFile] = {
+    def commit(file: AddFile, keepOnly: Option[DeletionVectorDescriptor], changeType: Option[String]) =
+      ChangeFile(file, keepOnly, changeType, version, timestamp)
     val cdc = actions.collect { case c: AddCDCFile => c }
-    if (cdc.nonEmpty) return cdc.map(c => ChangeFile(AddFile(c.path, c.partitionValues, c.size, 0L, dataChange = false),
-      None, None, commit))
+    if (cdc.nonEmpty) return cdc.map(c => commit(AddFile(c.path, c.partitionValues, c.size, 0L, dataChange = false),
+      None, None)).toIndexedSeq
     val adds = actions.collect { case a: AddFile if a.dataChange => a }
     val removes = actions.collect { case r: RemoveFile if r.dataChange => r }
     val removedByPath = removes.map(r => r.path -> r).toMap
     val addedPaths = adds.map(_.path).toSet
     val fromAdds = adds.flatMap { a =>
       removedByPath.get(a.path) match {
-        case None => Seq(ChangeFile(a, None, Some(ChangeDataFeed.Insert), commit))
+        case None => Seq(commit(a, None, Some(ChangeDataFeed.Insert)))
         case Some(r) =>
           // The same file with another deletion vector: the rows the new one adds are deleted,
           // the rows only the old one had come back.
           a.deletionVector.filterNot(r.deletionVector.contains).map(dv =>
-            ChangeFile(a.copy(deletionVector = r.deletionVector), Some(dv), Some(ChangeDataFeed.Delete), commit)).toSeq ++
+            commit(a.copy(deletionVector = r.deletionVector), Some(dv), Some(ChangeDataFeed.Delete))).toSeq ++
           r.deletionVector.filterNot(a.deletionVector.contains).map(dv =>
-            ChangeFile(a, Some(dv), Some(ChangeDataFeed.Insert), commit)).toSeq
+            commit(a, Some(dv), Some(ChangeDataFeed.Insert))).toSeq
       }
     }
     val fromRemoves = removes.filterNot(r => addedPaths(r.path)).map { r =>
-      ChangeFile(AddFile(r.path, r.partitionValues, r.size.getOrElse(0L), 0L, dataChange = true,
-        deletionVector = r.deletionVector), None, Some(ChangeDataFeed.Delete), commit)
+      commit(AddFile(r.path, r.partitionValues, r.size.getOrElse(0L), 0L, dataChange = true,
+        deletionVector = r.deletionVector), None, Some(ChangeDataFeed.Delete))
     }
-    fromAdds ++ fromRemoves
+    (fromAdds ++ fromRemoves).toIndexedSeq
   }
 
-  /** One scan over every file: change data files carry `_change_type`; for the others the log tells it. */
-  private def read(spark: SparkSession, log: TableLog, metadata: Metadata, files: Seq[ChangeFile]): DataFrame = {
+  /** The columns of the change rows of a table with this metadata. */
+  def schemaOf(metadata: Metadata): StructType = ColumnMapping.logicalSchema(metadata.schema)
+    .add(StructField(ChangeDataFeed.ChangeTypeColumn, StringType))
+    .add(StructField(ChangeDataFeed.CommitVersionColumn, LongType))
+    .add(StructField(ChangeDataFeed.CommitTimestampColumn, TimestampType))
+
+  /**
+   * One scan over every file: change data files carry `_change_type`; for the others the log tells
+   * it. `streaming`: a micro-batch of a streaming read.
+   */
+  private[read] def read(spark: SparkSession, log: TableLog, metadata: Metadata, files: Seq[ChangeFile],
+      streaming: Boolean): DataFrame = {
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
     val tablePartitions = metadata.partitionSchema
     val logical = ColumnMapping.logicalSchema(metadata.schema)
     val partitionSchema = ColumnMapping.logicalSchema(tablePartitions)
       .add(StructField(ChangeTypeFromLog, StringType)).add(StructField(ChangeDataFeed.CommitVersionColumn, LongType))
       .add(StructField(ChangeDataFeed.CommitTimestampColumn, TimestampType))
-    val directories = files.groupBy(f => (f.file.partitionValues, f.changeType, f.commit.version)).toSeq
+    val directories = files.groupBy(f => (f.file.partitionValues, f.changeType, f.version)).toSeq
       .sortBy(_._1._3).map { case ((_, changeType, _), group) =>
         val first = group.head
         val values = ChangeFileIndex.row(PartitionValues.rowOf(first.file, tablePartitions, timeZone), tablePartitions,
-          changeType.map(UTF8String.fromString).orNull, first.commit.version, first.commit.timestamp * 1000L)
+          changeType.map(UTF8String.fromString).orNull, first.version, first.timestamp * 1000L)
         PartitionDirectory(values, group.map(f => SiltFileIndex.statusOf(log.tablePath, f.file, f.keepOnly)))
       }
     val relation = HadoopFsRelation(
@@ -154,7 +174,8 @@ object ChangeFeed {
       fileFormat = new SiltParquetFileFormat(wholeFiles = false, () => ScanFiles(files.map(_.file.size).maxOption.getOrElse(0L),
         files.exists(f => f.file.deletionVector.isDefined || f.keepOnly.isDefined)), ColumnMapping.of(metadata)),
       options = Map("path" -> log.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
-    val all = SparkInternals.dataFrame(spark, org.apache.spark.sql.execution.datasources.LogicalRelation(relation))
+    val all = if (streaming) SparkInternals.streamingDataFrame(spark, relation)
+      else SparkInternals.dataFrame(spark, org.apache.spark.sql.execution.datasources.LogicalRelation(relation))
     all.select(logical.fieldNames.toSeq.map(Identifiers.column) ++ Seq(
       coalesce(Identifiers.column(ChangeDataFeed.ChangeTypeColumn), Identifiers.column(ChangeTypeFromLog))
         .as(ChangeDataFeed.ChangeTypeColumn),

@@ -33,6 +33,18 @@ final class SourceCommits(tablePath: String, streamMetadata: Metadata, schemaVer
     }
   }
 
+  /**
+   * The files a change-feed stream reads of commit `version` (made at `timestamp`): every change,
+   * deletes and updates too; the feed must stay on.
+   */
+  def changes(version: Long, actions: Seq[Action], timestamp: Long): IndexedSeq[ChangeFile] = {
+    actions.foreach { case m: Metadata =>
+      check(version, m)
+      ChangeFeed.requireRecorded(tablePath, version, m, s"read by this stream")
+    case _ => }
+    ChangeFeed.filesOf(actions, version, timestamp)
+  }
+
   private def check(version: Long, m: Metadata): Unit = {
     if (m.id != streamMetadata.id) {
       throw new SourceTableReplacedException(tablePath, s"version $version of $tablePath belongs to table id ${m.id}, " +

@@ -28,7 +28,8 @@ final case class SourceOptions(
     maxBytesPerTrigger: Option[Long],
     ignoreDeletes: Boolean,
     ignoreChanges: Boolean,
-    skipChangeCommits: Boolean)
+    skipChangeCommits: Boolean,
+    readChangeFeed: Boolean = false)
 
 object SourceOptions {
   /** Delta Lake's default of files per micro-batch, used when neither limit is given. */
@@ -46,8 +47,8 @@ object SourceOptions {
     honoured("ignoreChanges", "read the files that commits rewrite again (rows may repeat)"),
     OptionSpec("versionAsOf", honoured = false, "time travel does not apply to a stream: use startingVersion"),
     OptionSpec("timestampAsOf", honoured = false, "time travel does not apply to a stream: use startingTimestamp"),
-    OptionSpec("readChangeFeed", honoured = false, "the change data feed is not implemented"),
-    OptionSpec("readChangeData", honoured = false, "the change data feed is not implemented"),
+    honoured("readChangeFeed", "read the change data feed: every change row of each commit, deletes and updates too"),
+    honoured("readChangeData", "the older name of readChangeFeed"),
     OptionSpec("schemaTrackingLocation", honoured = false,
       "schema tracking is not implemented: a schema change stops the stream, and a restart reads the new schema"),
     OptionSpec("failOnDataLoss", honoured = false,
@@ -79,6 +80,7 @@ object SourceOptions {
     val maxBytes = lower.get("maxbytespertrigger").map(v => ByteSize.parse(v).getOrElse(
       throw new UnsupportedOptionException("maxBytesPerTrigger", s"maxBytesPerTrigger must be a byte size such as " +
         s"134217728, 128m or 1g, not '$v'")))
-    SourceOptions(start, maxFiles, maxBytes, bool("ignoreDeletes"), bool("ignoreChanges"), bool("skipChangeCommits"))
+    SourceOptions(start, maxFiles, maxBytes, bool("ignoreDeletes"), bool("ignoreChanges"), bool("skipChangeCommits"),
+      bool("readChangeFeed") || bool("readChangeData"))
   }
 }

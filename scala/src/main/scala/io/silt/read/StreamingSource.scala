@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructType
  * bounded number per micro-batch. Where a stream starts is resolved once and kept in the query's
  * checkpoint (`metadataPath`), so that a restarted query reads its first batch exactly as before.
  * The stream's schema is the table's when the query starts; see [[SourceCommits]] for the commits
- * that stop it.
+ * that stop it. With `readChangeFeed`, the stream is the table's change data feed instead: the
+ * initial snapshot's rows as inserts, then every change row of each commit.
  */
 final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceOptions, metadataPath: String)
     extends Source with SupportsTriggerAvailableNow {
@@ -30,12 +31,20 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
   private val tableId = readSnapshot.metadata.id
   private val commits = new SourceCommits(tablePath, readSnapshot.metadata, readSnapshot.version, options)
   private val start: SourceOffset = StreamingSource.startOf(spark, log, readSnapshot, options, new Path(metadataPath))
+  if (options.readChangeFeed) {
+    val atStart = if (start.version > readSnapshot.version || start.isInitialSnapshot) readSnapshot else log.snapshotAt(start.version)
+    ChangeFeed.requireRecorded(tablePath, atStart.version, atStart.metadata, "read by this stream")
+  }
 
-  override val schema: StructType = ColumnMapping.logicalSchema(readSnapshot.metadata.schema)
+  override val schema: StructType =
+    if (options.readChangeFeed) ChangeFeed.schemaOf(readSnapshot.metadata)
+    else ColumnMapping.logicalSchema(readSnapshot.metadata.schema)
 
   @volatile private var lastVersionForAvailableNow: Option[Long] = None
-  private var initialFiles: Option[IndexedSeq[AddFile]] = None
-  private val commitFiles = mutable.SortedMap.empty[Long, IndexedSeq[AddFile]]
+  private var initialFiles: Option[IndexedSeq[ChangeFile]] = None
+  private val commitFiles = mutable.SortedMap.empty[Long, IndexedSeq[ChangeFile]]
+  /** Commit timestamps of the versions a change-feed stream walks, from one listing of the log's tail. */
+  private val commitTimestamps = mutable.Map.empty[Long, Long]
 
   override def getDefaultReadLimit: ReadLimit = {
     val files = options.maxFilesPerTrigger.orElse(
@@ -66,16 +75,16 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
   }
 
   /** The position after the files of `files` (those of `pos`'s version) that `budget` admits from `pos` on. */
-  private def admit(files: IndexedSeq[AddFile], pos: SourceOffset, budget: Budget): SourceOffset = {
+  private def admit(files: IndexedSeq[ChangeFile], pos: SourceOffset, budget: Budget): SourceOffset = {
     var index = pos.index + 1
-    while (index < files.size && !budget.full) { budget.take(files(index.toInt)); index += 1 }
+    while (index < files.size && !budget.full) { budget.take(files(index.toInt).file); index += 1 }
     if (index >= files.size) pos.nextVersion else pos.copy(index = index - 1)
   }
 
   override def getBatch(startOffset: Option[Offset], end: Offset): DataFrame = synchronized {
     val from = startOffset.map(SourceOffset.of(_, tableId, tablePath)).getOrElse(start)
     val to = SourceOffset.of(end, tableId, tablePath)
-    val files = IndexedSeq.newBuilder[AddFile]
+    val files = IndexedSeq.newBuilder[ChangeFile]
     var pos = from
     if (pos.isInitialSnapshot) {
       val snapshotFiles = initial(pos.version)
@@ -86,31 +95,45 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
       while (pos.version < to.version) { files ++= filesOf(pos.version).drop(pos.index.toInt + 1); pos = pos.nextVersion }
       if (pos.version == to.version && to.index > pos.index) files ++= filesOf(pos.version).slice(pos.index.toInt + 1, to.index.toInt + 1)
     }
-    SparkInternals.streamingDataFrame(spark, SiltRelation.forFiles(spark, readSnapshot, files.result()))
+    if (options.readChangeFeed) ChangeFeed.read(spark, log, readSnapshot.metadata, files.result(), streaming = true)
+    else SparkInternals.streamingDataFrame(spark, SiltRelation.forFiles(spark, readSnapshot, files.result().map(_.file)))
   }
 
   override def commit(end: Offset): Unit = synchronized {
     val done = SourceOffset.of(end, tableId, tablePath)
     if (!done.isInitialSnapshot) initialFiles = None
     commitFiles.keys.takeWhile(_ < done.version).toList.foreach(commitFiles.remove)
+    commitTimestamps.keys.filter(_ < done.version - 1).toList.foreach(commitTimestamps.remove)
   }
 
   override def stop(): Unit = ()
 
-  /** The initial snapshot's files in a fixed order (oldest first), so that a restart numbers them alike. */
-  private def initial(version: Long): IndexedSeq[AddFile] = initialFiles.getOrElse {
-    val files = (if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)).files
-      .sortBy(a => (a.modificationTime, a.path))
+  /**
+   * The initial snapshot's files in a fixed order (oldest first), so that a restart numbers them
+   * alike; for the change feed, their rows are inserts of the snapshot's version.
+   */
+  private def initial(version: Long): IndexedSeq[ChangeFile] = initialFiles.getOrElse {
+    val snapshot = if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)
+    val changeType = if (options.readChangeFeed) Some(io.silt.log.ChangeDataFeed.Insert) else None
+    val files = snapshot.files.sortBy(a => (a.modificationTime, a.path))
+      .map(a => ChangeFile(a, None, changeType, version, snapshot.timestamp))
     initialFiles = Some(files)
     files
   }
 
-  /** The files commit `version` adds with data, remembered until the stream has read past them. */
-  private def filesOf(version: Long): IndexedSeq[AddFile] = commitFiles.getOrElse(version, {
-    val files = commits.admitted(version, log.readCommit(version))
+  /** The files the stream reads of commit `version`, remembered until the stream has read past them. */
+  private def filesOf(version: Long): IndexedSeq[ChangeFile] = commitFiles.getOrElse(version, {
+    val actions = log.readCommit(version)
+    val files = if (options.readChangeFeed) commits.changes(version, actions, timestampOf(version))
+      else commits.admitted(version, actions).map(a => ChangeFile(a, None, None, version, 0L))
     if (commitFiles.size >= StreamingSource.CachedCommits) commitFiles.remove(commitFiles.lastKey)
     commitFiles(version) = files
     files
+  })
+
+  private def timestampOf(version: Long): Long = commitTimestamps.getOrElse(version, {
+    log.listing(math.max(0L, version - 1)).commits.foreach(c => commitTimestamps(c.version) = c.timestamp)
+    commitTimestamps.getOrElse(version, throw new VersionNotFoundException(s"commit $version of $tablePath is gone"))
   })
 
   override def toString: String = s"SiltSource[$tablePath]"

@@ -43,9 +43,16 @@ class ActionCodecSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("unknown actions are kept verbatim") {
-    val line = """{"cdc":{"path":"x","size":3,"dataChange":false}}"""
+    val line = """{"checkpointMetadata":{"version":3,"tags":{"x":"y"}}}"""
     val parsed = ActionCodec.fromJson(line)
     assert(parsed.isInstanceOf[UnknownAction])
+    assert(ActionCodec.toJson(parsed) == line)
+  }
+
+  test("a change data file round-trips") {
+    val line = """{"cdc":{"path":"_change_data/p=1/c.parquet","partitionValues":{"p":"1"},"size":3,"dataChange":false}}"""
+    val parsed = ActionCodec.fromJson(line)
+    assert(parsed == AddCDCFile("_change_data/p=1/c.parquet", Map("p" -> "1"), 3))
     assert(ActionCodec.toJson(parsed) == line)
   }
 
