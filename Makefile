@@ -39,7 +39,7 @@ demo: build
 bench: build
 	$(PY) -m bench
 
-# The reliability report: corrupt-input matrix, 50 kill -9 trials, a 60 s soak of 9 processes.
+# The reliability report: corrupt-input matrix, 50 kill -9 trials, 6 kills of a streaming query, a 60 s soak of 9 processes.
 reliability: build
 	$(PY) tests/reliability/report.py
 

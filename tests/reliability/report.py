@@ -1,5 +1,5 @@
-"""The reliability report (`make reliability`): the corrupt-input matrix, kill -9 trials and the
-concurrent soak at full size, written to bench/results/reliability.json and printed as a table.
+"""The reliability report (`make reliability`): the corrupt-input matrix, kill -9 trials (of writers
+and of a streaming query) and the concurrent soak at full size, written to bench/results/reliability.json and printed as a table.
 
     .venv/bin/python tests/reliability/report.py [--trials 50] [--soak-seconds 60]
 """
@@ -17,6 +17,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent.parent / "python")]
 import corruption  # noqa: E402
 import crash  # noqa: E402
 import soak  # noqa: E402
+import stream_crash  # noqa: E402
 from conftest import build_silt_session  # noqa: E402
 
 RESULTS = HERE.parent.parent / "bench" / "results" / "reliability.json"
@@ -63,11 +64,15 @@ def main(argv=None):
         print(f"corrupt inputs: {sum(c['ok'] for c in matrix)}/{len(matrix)} as expected", flush=True)
         crashes = crash.run_trials(spark, scratch / "crash", args.trials)
         print(f"kill -9 trials: {crashes['trials']} survived; in flight: {crashes['kills_by_operation_in_flight']}", flush=True)
+        streamed = stream_crash.run_trials(spark, scratch / "stream", kill_points=[1, 2] * 3)
+        print(f"streaming kill -9 trials: {len(streamed['kills'])} kills, {streamed['target_rows']} rows of "
+              f"{streamed['source_rows']}, duplicated {streamed['duplicated']}, missing {streamed['missing']}", flush=True)
         soaked = soak.run_soak(spark, scratch / "soak", seconds=args.soak_seconds)
         print(f"soak: {soaked['commits']} commits in {soaked['seconds']} s ({soaked['commits_per_second']}/s), "
               f"conflicts {soaked['typed_conflicts']}, rebased {soaked['commits_rebased_over_concurrent_commits']}", flush=True)
-        report = {"corrupt_inputs": matrix, "crash_trials": crashes, "soak": soaked,
-                  "all_ok": all(c["ok"] for c in matrix), "total_seconds": round(time.time() - t0)}
+        report = {"corrupt_inputs": matrix, "crash_trials": crashes, "stream_crash_trials": streamed, "soak": soaked,
+                  "all_ok": all(c["ok"] for c in matrix) and streamed["duplicated"] == streamed["missing"] == 0,
+                  "total_seconds": round(time.time() - t0)}
         RESULTS.write_text(json.dumps(report, indent=2) + "\n")
         print(f"\n{'case':60s} {'expected':32s} outcome")
         for c in matrix:

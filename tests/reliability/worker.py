@@ -1,9 +1,12 @@
 """One process of the crash or soak test: `python worker.py ROLE TABLE [ARG] [--go F --stop F]`.
 
 Roles: crash-writer START (runs the crash test's operation cycle from step START until killed),
+stream-writer PAUSE (a stream from TABLE's source table into its target, see stream_crash.py; PAUSE
+0: runs to the end, 1: stops before its first commit to the target, 2: just after it),
 and the soak roles appender W, upserter W, dml, optimizer, maintainer, reader. Every outcome is one flushed
 stdout line, so that a parent that kills this process knows what was in flight:
-  READY | BEGIN step | END step | OK kind a b | CONFLICT kind a b | ERROR kind a b message | READ rows
+  READY | BEGIN step | END step | OK kind a b | CONFLICT kind a b | ERROR kind a b message | READ rows |
+  PAUSED (a stream-writer stopped at its kill point) | DONE
 """
 import argparse
 import os
@@ -41,6 +44,26 @@ def crash_writer(spark, table, start):
             spark.sql(sql).collect()
         say("END", step)
         step += 1
+
+
+def stream_writer(spark, folder, pause):
+    """Streams FOLDER/source into FOLDER/target (checkpoint FOLDER/checkpoint), a few files a batch."""
+    import stream_crash
+    target = os.path.join(folder, "target")
+    hook = spark._jvm.io.silt.txn.CommitPause
+    if pause == 1:
+        hook.arm(target)
+    elif pause == 2:
+        hook.armAfterCommit(target)
+    query = stream_crash.start_query(spark, folder)
+    while pause and not hook.awaitPaused(target, 1):
+        if not query.isActive:
+            break
+    if pause and query.isActive:
+        say("PAUSED")
+        time.sleep(600)  # until killed
+    query.awaitTermination()
+    say("DONE")
 
 
 def run_op(spark, kind, a, b, statements):
@@ -106,6 +129,9 @@ def main():
     say("READY")
     if args.role == "crash-writer":
         crash_writer(spark, args.table, args.arg)
+        return
+    if args.role == "stream-writer":
+        stream_writer(spark, args.table, args.arg)
         return
     while args.go and not os.path.exists(args.go):
         time.sleep(0.05)

@@ -6,11 +6,12 @@ import org.apache.hadoop.fs.Path
 
 /**
  * A test hook that makes concurrency tests deterministic: once armed for a table, the next
- * transaction to commit to it stops after it has read and written everything but its commit, until
+ * transaction to commit to it stops after it has read and written everything but its commit (or,
+ * armed with [[armAfterCommit]], just after its commit, before anything that follows it), until
  * the test releases it. Nothing is armed unless a test arms it.
  */
 object CommitPause {
-  private final class Pause {
+  private final class Pause(val afterCommit: Boolean) {
     val reached = new CountDownLatch(1)
     val released = new CountDownLatch(1)
   }
@@ -22,7 +23,10 @@ object CommitPause {
   private def key(tablePath: String): String = new Path(tablePath).toUri.getPath.stripSuffix("/")
 
   /** Pauses the next commit to the table at `tablePath`. */
-  def arm(tablePath: String): Unit = armed.put(key(tablePath), new Pause)
+  def arm(tablePath: String): Unit = armed.put(key(tablePath), new Pause(afterCommit = false))
+
+  /** Pauses the next commit to the table at `tablePath` once its commit file is written (a crash test's kill point). */
+  def armAfterCommit(tablePath: String): Unit = armed.put(key(tablePath), new Pause(afterCommit = true))
 
   /** Waits until a transaction is paused at the table's commit; false after `timeoutSeconds`. */
   def awaitPaused(tablePath: String, timeoutSeconds: Long): Boolean = {
@@ -42,9 +46,15 @@ object CommitPause {
   }
 
   /** Called by a transaction just before it commits. */
-  private[txn] def beforeCommit(tablePath: Path): Unit = {
+  private[txn] def beforeCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = false)
+
+  /** Called by a transaction just after its commit file is written. */
+  private[txn] def afterCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = true)
+
+  private def pauseIf(tablePath: Path, afterCommit: Boolean): Unit = {
     val k = key(tablePath.toString)
-    Option(armed.remove(k)).foreach { p =>
+    val p = armed.get(k)
+    if (p != null && p.afterCommit == afterCommit && armed.remove(k, p)) {
       paused.put(k, p)
       p.reached.countDown()
       p.released.await(MaxPauseSeconds, TimeUnit.SECONDS)

@@ -125,6 +125,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val lines = (info +: body).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
+        CommitPause.afterCommit(log.tablePath)
         lazy val snapshot = log.committed(readSnapshot, version, body)
         hooks.foreach(_.afterCommit(spark, log, snapshot))
         return version
