@@ -30,6 +30,7 @@ def test_readme_tables_match_the_engine(spark):
     jvm = spark._jvm
     assert readme_table("write-options") == engine_list(jvm.io.silt.write.WriteOptions.Options())
     assert readme_table("read-options") == engine_list(jvm.io.silt.read.ReadOptions.Options())
+    assert readme_table("stream-read-options") == engine_list(jvm.io.silt.read.SourceOptions.Options())
     assert readme_table("write-settings") == engine_list(jvm.io.silt.write.WriteOptions.Settings())
 
 

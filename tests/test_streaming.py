@@ -135,3 +135,27 @@ def test_a_stream_into_a_catalog_table_with_to_table(spark, tmp_path):
         assert last["operationParameters"] == {"outputMode": "Append", "queryId": str(q.id), "epochId": "0"}
     finally:
         spark.sql("DROP TABLE IF EXISTS streamed")
+
+
+def test_foreach_batch_writes_are_once_with_txn_options(spark, tmp_path):
+    """A foreachBatch writer passes (its app id, the batch id) as txnAppId / txnVersion: a batch that
+    runs again after a restart is skipped by the table."""
+    source, target, cp = str(tmp_path / "in"), str(tmp_path / "t"), str(tmp_path / "cp")
+
+    def write(df, batch_id):
+        df.write.format("silt").mode("append").option("txnAppId", "events-loader") \
+            .option("txnVersion", batch_id).save(target)
+
+    def run():
+        q = (spark.readStream.schema(SCHEMA).json(source).writeStream.foreachBatch(write)
+             .option("checkpointLocation", cp).trigger(availableNow=True).start())
+        q.awaitTermination()
+    add_input(source, "a", range(0, 10))
+    run()
+    add_input(source, "b", range(10, 20))
+    run()
+    for f in ("1", ".1.crc"):  # batch 1 is run again
+        if os.path.exists(os.path.join(cp, "commits", f)):
+            os.remove(os.path.join(cp, "commits", f))
+    run()
+    assert sorted(r.id for r in spark.read.format("silt").load(target).collect()) == list(range(20))
