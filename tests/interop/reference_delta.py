@@ -19,6 +19,8 @@ Operations:
                  SQL query with df.write.format("delta") (e.g. dynamic overwrite, txnAppId, dataChange)
   changes        {"path", "start": int, "end"?: int, "columns": [...]}  -> {"rows": [[...], ...]}: the change
                  data feed (readChangeFeed) as lists of the named columns, values as strings
+  stream         {"source", "target", "checkpoint"}  streams the source table into the target (format delta,
+                 Trigger.AvailableNow, a file a micro-batch) -> {"batches": n}
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -114,12 +116,20 @@ def op_changes(spark, canon, op):
     return {"rows": [[None if v is None else str(v) for v in r] for r in rows]}
 
 
+def op_stream(spark, canon, op):
+    query = (spark.readStream.format("delta").option("maxFilesPerTrigger", 1).load(op["source"])
+             .writeStream.format("delta").option("checkpointLocation", op["checkpoint"])
+             .trigger(availableNow=True).start(op["target"]))
+    query.awaitTermination()
+    return {"batches": len([p for p in query.recentProgress if p["numInputRows"]])}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"changes": op_changes, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
+OPS = {"changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
 def main(argv):

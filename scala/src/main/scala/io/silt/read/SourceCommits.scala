@@ -16,7 +16,7 @@ final class SourceCommits(tablePath: String, streamMetadata: Metadata, schemaVer
 
   /** The files the stream reads of commit `version`, whose actions are `actions`. */
   def admitted(version: Long, actions: Seq[Action]): IndexedSeq[AddFile] = {
-    actions.foreach { case m: Metadata => check(version, m); case _ => }
+    actions.foreach { case m: Metadata => checkMetadata(version, m); case _ => }
     val adds = actions.iterator.collect { case a: AddFile if a.dataChange => a }.toIndexedSeq
     val removesData = actions.exists { case r: RemoveFile => r.dataChange; case _ => false }
     if (!removesData) adds
@@ -39,13 +39,14 @@ final class SourceCommits(tablePath: String, streamMetadata: Metadata, schemaVer
    */
   def changes(version: Long, actions: Seq[Action], timestamp: Long): IndexedSeq[ChangeFile] = {
     actions.foreach { case m: Metadata =>
-      check(version, m)
+      checkMetadata(version, m)
       ChangeFeed.requireRecorded(tablePath, version, m, s"read by this stream")
     case _ => }
     ChangeFeed.filesOf(actions, version, timestamp)
   }
 
-  private def check(version: Long, m: Metadata): Unit = {
+  /** Refuses metadata `m` of `version` that the stream cannot read with its own (another table, or a schema change). */
+  def checkMetadata(version: Long, m: Metadata): Unit = {
     if (m.id != streamMetadata.id) {
       throw new SourceTableReplacedException(tablePath, s"version $version of $tablePath belongs to table id ${m.id}, " +
         s"not ${streamMetadata.id} that the stream reads: the table was created again. Start the stream with a new " +

@@ -31,6 +31,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
   private val tableId = readSnapshot.metadata.id
   private val commits = new SourceCommits(tablePath, readSnapshot.metadata, readSnapshot.version, options)
   private val start: SourceOffset = StreamingSource.startOf(spark, log, readSnapshot, options, new Path(metadataPath))
+  SourceOffset.requireTable(tableId, start.tableId, tablePath)
   if (options.readChangeFeed) {
     val atStart = if (start.version > readSnapshot.version || start.isInitialSnapshot) readSnapshot else log.snapshotAt(start.version)
     ChangeFeed.requireRecorded(tablePath, atStart.version, atStart.metadata, "read by this stream")
@@ -114,6 +115,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
    */
   private def initial(version: Long): IndexedSeq[ChangeFile] = initialFiles.getOrElse {
     val snapshot = if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)
+    commits.checkMetadata(version, snapshot.metadata)
     val changeType = if (options.readChangeFeed) Some(io.silt.log.ChangeDataFeed.Insert) else None
     val files = snapshot.files.sortBy(a => (a.modificationTime, a.path))
       .map(a => ChangeFile(a, None, changeType, version, snapshot.timestamp))
