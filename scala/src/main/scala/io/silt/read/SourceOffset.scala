@@ -28,12 +28,15 @@ object SourceOffset {
   val FormatVersion = 1
   /** The index before a version's first file. */
   val BaseIndex: Long = -1L
+  /** Delta Lake's index after a version's last file. */
+  private val DeltaEndIndex = Long.MaxValue
 
   /**
    * An offset Spark hands back (from its offset log, or this source's own), checked to belong to
-   * the table `tableId`. Delta Lake's source writes offsets of its own shape; one at a version's
-   * start (index -1, past the initial snapshot) means what Silt's does, so a stream moved from
-   * Delta Lake to Silt goes on from it; any other is refused, saying how to go on.
+   * the table `tableId`. Delta Lake's source writes offsets of its own shape with the same meaning
+   * (its files of a commit are that commit's adds with data, in order; those of its initial
+   * snapshot sorted by modification time and path), so a stream moved from Delta Lake to Silt goes
+   * on from its checkpoint; only Delta's schema-tracking marks are refused, saying how to go on.
    */
   def of(offset: OffsetV2, tableId: String, tablePath: String): SourceOffset = {
     val parsed = offset match {
@@ -62,14 +65,18 @@ object SourceOffset {
           long("index").isDefined =>
         SourceOffset(id.asText, long("version").get, long("index").get,
           field("isInitialSnapshot").exists(_.asBoolean))
-      case (None, Some(id)) if long("index").contains(BaseIndex) && !field("isStartingVersion").exists(_.asBoolean) &&
-          long("reservoirVersion").isDefined =>
-        SourceOffset(id.asText, long("reservoirVersion").get, BaseIndex, isInitialSnapshot = false)
+      case (None, Some(id)) if sourceVersion.exists(v => v >= 1 && v <= 3) && long("reservoirVersion").isDefined &&
+          long("index").exists(i => i >= BaseIndex) =>
+        val version = long("reservoirVersion").get
+        long("index").get match {
+          case DeltaEndIndex => SourceOffset(id.asText, version + 1, BaseIndex, isInitialSnapshot = false)
+          case index => SourceOffset(id.asText, version, index, field("isStartingVersion").exists(_.asBoolean))
+        }
       case (None, Some(_)) =>
         throw new InvalidTableOperationException(s"the stream's checkpoint holds Delta Lake's offset $json for " +
-          s"$tablePath, in the middle of a version: Silt goes on only from the start of a version. Start the stream " +
-          "with a new checkpoint location and the read option startingVersion set to the version after the last " +
-          "one the old stream processed completely")
+          s"$tablePath, which Silt cannot go on from (a mark of Delta's schema tracking). Start the stream with a " +
+          "new checkpoint location and the read option startingVersion set to the version after the last one the " +
+          "old stream processed completely")
       case _ =>
         throw new InvalidTableOperationException(s"stream offset $json for $tablePath is not an offset of a Silt " +
           s"source (format version $FormatVersion): start the stream with a new checkpoint location")

@@ -28,15 +28,17 @@ class StreamingSourceSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(e.getMessage.contains("table id a") && e.getMessage.contains("has id b"))
   }
 
-  test("Delta Lake's offset at the start of a version goes on; in the middle of one it is refused") {
-    val atStart = """{"sourceVersion":1,"reservoirId":"r","reservoirVersion":7,"index":-1,"isStartingVersion":false}"""
-    assert(SourceOffset.of(SerializedOffset(atStart), "r", "/t") == SourceOffset("r", 7, -1, isInitialSnapshot = false))
-    val inside = """{"sourceVersion":1,"reservoirId":"r","reservoirVersion":7,"index":3,"isStartingVersion":false}"""
-    assert(intercept[InvalidTableOperationException](SourceOffset.of(SerializedOffset(inside), "r", "/t"))
+  test("Delta Lake's offsets go on with the same meaning; its schema-tracking marks are refused") {
+    def delta(version: Long, index: Long, starting: Boolean) = SerializedOffset(s"""{"sourceVersion":1,"reservoirId":"r",""" +
+      s""""reservoirVersion":$version,"index":$index,"isStartingVersion":$starting}""")
+    assert(SourceOffset.of(delta(7, -1, starting = false), "r", "/t") == SourceOffset("r", 7, -1, isInitialSnapshot = false))
+    assert(SourceOffset.of(delta(7, 3, starting = false), "r", "/t") == SourceOffset("r", 7, 3, isInitialSnapshot = false))
+    assert(SourceOffset.of(delta(7, 3, starting = true), "r", "/t") == SourceOffset("r", 7, 3, isInitialSnapshot = true))
+    assert(SourceOffset.of(delta(7, Long.MaxValue, starting = false), "r", "/t") == SourceOffset("r", 8, -1, false))
+    assert(intercept[InvalidTableOperationException](SourceOffset.of(delta(7, -20, starting = false), "r", "/t"))
       .getMessage.contains("startingVersion"))
-    val inSnapshot = """{"sourceVersion":1,"reservoirId":"r","reservoirVersion":7,"index":-1,"isStartingVersion":true}"""
-    intercept[InvalidTableOperationException](SourceOffset.of(SerializedOffset(inSnapshot), "r", "/t"))
     intercept[InvalidTableOperationException](SourceOffset.of(SerializedOffset("""{"x":1}"""), "r", "/t"))
+    intercept[SourceTableReplacedException](SourceOffset.of(delta(7, -1, starting = false), "other", "/t"))
   }
 
   private val schema = StructType(Seq(StructField("id", LongType), StructField("k", IntegerType)))
