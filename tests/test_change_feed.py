@@ -98,6 +98,21 @@ def test_table_changes_functions(spark, tmp_path):
         [(2, 'update_postimage'), (2, 'update_preimage')]
     assert table.changes(1, 1).count() == 2
     raises_silt(InvalidTableOperationException, lambda: spark.sql("SELECT * FROM table_changes('cdf_named')").collect())
+    # the DataFrame reader and the streaming reader of a catalog table read the feed too
+    df = spark.read.format("silt").option("readChangeFeed", "true").option("startingVersion", 2).table("cdf_named")
+    assert df.columns == ["id", "v", "_change_type", "_commit_version", "_commit_timestamp"]
+    assert sorted((r.id, r.v, r._change_type) for r in df.collect()) == [(2, 'B', 'update_postimage'),
+                                                                          (2, 'b', 'update_preimage')]
+    assert df.where("_change_type = 'update_preimage'").select("v").first()[0] == 'b'
+    raises_silt(UnsupportedOptionException, lambda: spark.read.format("silt").option("readChangeFeed", "true")
+                .option("startingVersion", 1).option("versionAsOf", 1).table("cdf_named").collect())
+    target, cp = str(tmp_path / "dst"), str(tmp_path / "cp")
+    query = (spark.readStream.format("silt").option("readChangeFeed", "true").option("startingVersion", 1)
+             .table("cdf_named").writeStream.format("silt").option("checkpointLocation", cp)
+             .trigger(availableNow=True).start(target))
+    query.awaitTermination()
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(target).select("id", "_change_type").collect()) == \
+        [(1, 'insert'), (2, 'insert'), (2, 'update_postimage'), (2, 'update_preimage')]
     spark.sql("DROP TABLE cdf_named")
 
 

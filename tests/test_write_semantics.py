@@ -276,9 +276,13 @@ def test_unknown_and_refused_options_name_themselves(spark, tmp_path):
                       .mode("append").option("delta.appendOnly", "true").save(p))
     assert "ALTER TABLE" in msg
     assert state(p) == before
-    msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.read.format("silt")
+    # the change feed of a table that never recorded it: refused, naming the version
+    msg = raises_silt(silt.MissingChangeDataException, lambda: spark.read.format("silt")
                       .option("readChangeFeed", "true").option("startingVersion", 0).load(p).count())
-    assert "readChangeFeed" in msg or "startingVersion" in msg
+    assert "version 0" in msg
+    msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.read.format("silt")
+                      .option("startingVersion", 0).load(p).count())
+    assert "readChangeFeed" in msg
     msg = raises_silt(silt.UnsupportedOptionException,
                       lambda: spark.read.format("silt").option("versionAsof", 0).option("bogus", 1).load(p))
     assert "bogus" in msg
@@ -354,8 +358,12 @@ def test_read_options_on_a_catalog_table(spark):
         spark.sql("INSERT INTO ropt VALUES (3)")
         assert spark.read.option("versionAsOf", 0).table("ropt").count() == 3
         assert spark.read.table("ropt").count() == 4
-        raises_silt(silt.UnsupportedOptionException,
-                    lambda: spark.read.option("readChangeFeed", "true").table("ropt").count())
+        # honoured, not ignored: the change feed needs its first version
+        assert "startingVersion" in raises_silt(silt.InvalidTableOperationException,
+                                                lambda: spark.read.option("readChangeFeed", "true").table("ropt").count())
+        raises_silt(silt.MissingChangeDataException, lambda: spark.read.option("readChangeFeed", "true")
+                    .option("startingVersion", 0).table("ropt").count())
+        raises_silt(silt.UnsupportedOptionException, lambda: spark.read.option("maxFilesPerTrigger", 1).table("ropt").count())
     finally:
         spark.sql("DROP TABLE ropt")
 
@@ -420,8 +428,8 @@ def test_save_as_table_overwrite_of_some_rows_only(spark):
 def test_unimplemented_table_properties_are_refused(spark, tmp_path):
     p = str(tmp_path / "t")
     msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
-        f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')"))
-    assert "delta.enableChangeDataFeed" in msg
+        f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.enableTypeWidening' = 'true')"))
+    assert "delta.enableTypeWidening" in msg
     assert not (Path(p) / "_delta_log").exists()
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('team' = 'data', "
               "'delta.appendOnly' = 'false')")
@@ -431,6 +439,6 @@ def test_unimplemented_table_properties_are_refused(spark, tmp_path):
             f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('{key}' = '{value}')"))
         assert key in msg
     raises_silt(silt.UnsupportedOptionException, lambda: spark.range(1).write.format("silt")
-                .option("delta.enableChangeDataFeed", "true").save(str(tmp_path / "u")))
+                .option("delta.enableRowTracking", "true").save(str(tmp_path / "u")))
     assert state(p) == before
     assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"] == {"team": "data", "delta.appendOnly": "false"}

@@ -4,10 +4,12 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.dml.MergeSchemaEvolution
-import io.silt.read.{ReadOptions, SiltRelation, TimeTravel}
+import io.silt.log.ChangeDataFeed
+import io.silt.read.{ChangeFeed, ReadOptions, SiltRelation, TimeTravel}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
+import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -30,14 +32,35 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
           MergeSchemaEvolution.againstWidenedTarget(spark, m, r, t.snapshot, t.catalogTable)
         }
       case r @ DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) if !evolving.exists(_ eq r) =>
-        val table = withReadOptions(t, options.asCaseSensitiveMap.asScala.toMap)
-        LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+        val given = options.asCaseSensitiveMap.asScala.toMap
+        if (ReadOptions.readsChangeFeed(given)) changeFeedOf(t, output, given) else {
+          val table = withReadOptions(t, given)
+          LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+        }
     }
   }
 
   private def siltTarget(m: MergeIntoTable): Option[DataSourceV2Relation] = EliminateSubqueryAliases(m.targetTable) match {
     case r @ DataSourceV2Relation(_: SiltTableV2, _, _, _, _, _) => Some(r)
     case _ => None
+  }
+
+  /**
+   * `spark.read.option("readChangeFeed", "true").table(name)`: the table's change rows, its columns
+   * keeping the ids the plan was resolved with, then the change columns.
+   */
+  private def changeFeedOf(t: SiltTableV2, output: Seq[AttributeReference], options: Map[String, String]): LogicalPlan = {
+    ReadOptions.validate(options)
+    if (t.timeTravel != TimeTravel.Latest) throw new InvalidTableOperationException(s"${t.name()}: a change-feed " +
+      "read takes its versions from startingVersion/endingVersion, not from time travel")
+    val (from, to) = ChangeFeed.rangeOf(spark, t.log, options)
+    val changes = ChangeFeed.changes(spark, t.log, from, to).queryExecution.analyzed
+    val byName = changes.output.map(a => a.name.toLowerCase -> a).toMap
+    val tableColumns = output.map { a =>
+      Alias(byName.getOrElse(a.name.toLowerCase, throw new InvalidTableOperationException(s"${t.name()}: column " +
+        s"${a.name} is not in the change feed of versions $from to $to")), a.name)(exprId = a.exprId)
+    }
+    Project(tableColumns ++ changes.output.filter(a => ChangeDataFeed.ReservedColumns.contains(a.name)), changes)
   }
 
   /**

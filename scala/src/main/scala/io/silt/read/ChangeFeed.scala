@@ -75,7 +75,6 @@ object ChangeFeed {
     (from, to)
   }
 
-
   /** The change rows of versions `from` to `to`, in the columns of the table at `to`. */
   def changes(spark: SparkSession, log: TableLog, from: Long, to: Long): DataFrame = {
     val tablePath = log.tablePath.toString
