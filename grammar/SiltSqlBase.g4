@@ -27,7 +27,7 @@ siltStatement
     | (DESCRIBE | DESC) DETAIL table=tableRef                                 #describeDetail
     | (DESCRIBE | DESC) FILES table=tableRef                                  #describeFiles
     | OPTIMIZE table=tableRef (WHERE partitionPredicate=predicateToken)?
-        (zorderSpec)?                                                         #optimizeTable
+        (zorderSpec | full=FULL)?                                             #optimizeTable
     | REORG TABLE table=tableRef (WHERE partitionPredicate=predicateToken)?
         APPLY '(' PURGE ')'                                                   #reorgTable
     | VACUUM table=tableRef (RETAIN number HOURS)? (DRY RUN)?                 #vacuumTable
@@ -73,7 +73,7 @@ identifier
     ;
 
 nonReserved
-    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
+    : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | FULL | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     ;
 
@@ -98,6 +98,7 @@ LIMIT: 'LIMIT';
 OPTIMIZE: 'OPTIMIZE';
 WHERE: 'WHERE';
 ZORDER: 'ZORDER';
+FULL: 'FULL';
 BY: 'BY';
 REORG: 'REORG';
 TABLE: 'TABLE';

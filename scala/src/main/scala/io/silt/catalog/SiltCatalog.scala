@@ -8,7 +8,8 @@ import scala.util.control.NonFatal
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.log.{ColumnMapping, TableLog}
 import io.silt.read.TimeTravel
-import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableDefinition, TableWriter, WriteOptions}
+import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
+  WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
@@ -16,7 +17,7 @@ import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType, CatalogUtils}
 import org.apache.spark.sql.connector.catalog._
-import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform}
 import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
@@ -58,6 +59,10 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
+    case t: SiltTableV2 if changes.size == 1 && changes.head.isInstanceOf[TableChange.ClusterBy] =>
+      TableClustering.alter(spark, t.path,
+        changes.head.asInstanceOf[TableChange.ClusterBy].clusteringColumns.toSeq.map(_.fieldNames.mkString(".")))
+      loadTable(ident)
     case t: SiltTableV2 if changes.nonEmpty && changes.forall(_.isInstanceOf[TableChange.ColumnChange]) =>
       val schema =
         if (changes.forall(_.isInstanceOf[TableChange.AddColumn])) AddColumns.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.AddColumn]))
@@ -145,13 +150,12 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       throw new io.silt.errors.NotADeltaTableException(location.toString, "REPLACE TABLE needs an existing table")
     }
     val options = WriteOptions.fromOptions(session, SaveMode.Overwrite, t.writeOptions, None)
-    val partitionColumns = partitionColumnsOf(t.partitioning)
+    val definition = definitionOf(t.schema, t.partitioning, props)
     if (existing.isDefined && t.query.isDefined && (options.replaceWhere.isDefined || explicitlyDynamic(t.writeOptions))) {
       // saveAsTable in mode overwrite asked to replace some rows only: an overwrite of the existing table
-      TableWriter.write(session, location, t.query.get, options.copy(partitionBy = Some(partitionColumns),
-        dynamicPartitionOverwrite = options.replaceWhere.isEmpty))
+      TableWriter.write(session, location, t.query.get, options.copy(partitionBy = Some(definition.partitionColumns),
+        clusterBy = definition.clusterBy, dynamicPartitionOverwrite = options.replaceWhere.isEmpty))
     } else {
-      val definition = TableDefinition(t.schema, partitionColumns, tableProperties(props), props.get(TableCatalog.PROP_COMMENT))
       TableWriter.replace(session, location, definition, t.query, options, t.kind.mode,
         mayExist = t.kind.mayExist)
     }
@@ -166,8 +170,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     val session = spark
     if (SiltCatalog.isPathIdentifier(ident)) {
       val location = new Path(ident.name)
-      TableWriter.create(session, location, schema, partitionColumnsOf(partitions), tableProperties(props),
-        props.get(TableCatalog.PROP_COMMENT))
+      TableWriter.create(session, location, definitionOf(schema, partitions, props))
       return SiltTableV2(session, location)
     }
     val tableId = SiltCatalog.tableIdentifier(ident, session)
@@ -188,8 +191,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
           throw new SchemaMismatchException(s"CREATE TABLE ${ident.name} USING silt needs a schema: " +
             s"there is no Silt table at $location to take one from")
         }
-        TableWriter.create(session, location, schema, partitionColumnsOf(partitions), tableProperties(props),
-          props.get(TableCatalog.PROP_COMMENT))
+        TableWriter.create(session, location, definitionOf(schema, partitions, props))
     }
     register(ident, location, props, None)
   }
@@ -260,10 +262,25 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     dropped
   }
 
-  private def partitionColumnsOf(partitions: Array[Transform]): Seq[String] = partitions.toSeq.map {
-    case t if t.name == "identity" && t.references.length == 1 => t.references.head.fieldNames.mkString(".")
+  private def partitionColumnsOf(partitions: Array[Transform]): Seq[String] = partitions.toSeq.flatMap {
+    case t if t.name == "identity" && t.references.length == 1 => Some(t.references.head.fieldNames.mkString("."))
+    case ClusterByTransform(_) => None
     case other => throw new InvalidTableOperationException(s"Silt tables are partitioned by columns, not by $other")
   }
+
+  /** The CLUSTER BY columns among a new table's transforms; partitioning it too is refused, as in Delta Lake. */
+  private def clusteringOf(partitions: Array[Transform]): Option[Seq[String]] = {
+    val clusterBy = partitions.collectFirst { case ClusterByTransform(columns) => columns.map(_.fieldNames.mkString(".")) }
+    if (clusterBy.isDefined && partitionColumnsOf(partitions).nonEmpty) {
+      throw new InvalidTableOperationException("clustering and partitioning cannot both be specified: remove " +
+        "PARTITIONED BY (or partitionBy) to create a clustered table")
+    }
+    clusterBy
+  }
+
+  private def definitionOf(schema: StructType, partitions: Array[Transform], props: Map[String, String]): TableDefinition =
+    TableDefinition(schema, partitionColumnsOf(partitions), tableProperties(props), props.get(TableCatalog.PROP_COMMENT),
+      clusteringOf(partitions))
 
   /** The user's table properties, without the catalog's reserved keys and OPTIONS. */
   private def tableProperties(props: Map[String, String]): Map[String, String] =

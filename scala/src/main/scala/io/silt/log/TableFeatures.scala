@@ -17,7 +17,7 @@ object TableFeatures {
   /** Writer features whose rules this engine follows when writing. */
   val SupportedWriterFeatures: Set[String] =
     Set("appendOnly", "invariants", "checkConstraints", "timestampNtz", "vacuumProtocolCheck", "domainMetadata",
-      "deletionVectors", "v2Checkpoint", "columnMapping", "changeDataFeed")
+      "deletionVectors", "v2Checkpoint", "columnMapping", "changeDataFeed", Clustering.Feature)
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -53,8 +53,8 @@ object TableFeatures {
     }
   }
 
-  /** The protocol a new table with this schema and these properties needs. */
-  def protocolFor(schema: StructType, configuration: Map[String, String]): Protocol = {
+  /** The protocol a new table with this schema and these properties (and clustering, when `clustered`) needs. */
+  def protocolFor(schema: StructType, configuration: Map[String, String], clustered: Boolean = false): Protocol = {
     val readerFeatures = Set.newBuilder[String]
     val writerFeatures = Set.newBuilder[String]
     if (containsType(schema, _.isInstanceOf[TimestampNTZType])) {
@@ -80,6 +80,10 @@ object TableFeatures {
     if (props.changeDataFeed) {
       writerFeatures += "changeDataFeed"
     }
+    if (clustered) {
+      writerFeatures += Clustering.Feature
+      writerFeatures += "domainMetadata"
+    }
     if (props.checkConstraints.nonEmpty) {
       writerFeatures += "checkConstraints"
     }
@@ -93,6 +97,10 @@ object TableFeatures {
     val legacy = (2 to 5).find(v => w.subsetOf(legacyWriterFeatures(v)))
     if (r.isEmpty && legacy.isDefined) Protocol(1, legacy.get)
     else if (r == Set("columnMapping") && legacy.isDefined) Protocol(2, math.max(5, legacy.get))
+    // Writer features beyond the legacy versions (clustering) without reader features: reader 1
+    // (or 2 for column mapping), as Delta Lake writes it.
+    else if (r.isEmpty) Protocol(1, 7, None, Some(w))
+    else if (r == Set("columnMapping")) Protocol(2, 7, None, Some(w ++ r))
     else Protocol(3, 7, Some(r), Some(w ++ r))
   }
 

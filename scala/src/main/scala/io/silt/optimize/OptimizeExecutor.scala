@@ -5,13 +5,12 @@ import java.util.concurrent.Executors
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 
-import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableFeatures, TableLog}
+import io.silt.errors.NotADeltaTableException
+import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
-import io.silt.stats.StatsColumn
 import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}
-import io.silt.write.DataFileWriter
+import io.silt.write.{ClusteringColumns, DataFileWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
@@ -26,19 +25,27 @@ object OptimizeExecutor {
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
 
   def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode): OptimizeMetrics = {
-    val zOrderBy = mode match { case OptimizeMode.ZOrder(columns) => columns; case _ => Nil }
     val settings = OptimizeSettings.from(spark)
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
     val snapshot = txn.readSnapshot.getOrElse(throw new NotADeltaTableException(tablePath.toString))
     TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    // A clustered table is clustered by its own columns (LiquidClustering); others as asked.
+    val clusterBy = LiquidClustering.clusterBy(snapshot, mode)
+    val zOrderBy = clusterBy.getOrElse(mode match { case OptimizeMode.ZOrder(columns) => columns; case _ => Nil })
     validateZOrderColumns(snapshot, zOrderBy)
 
     val predicate = partitionPredicate.map(p =>
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
-    val bins = plan(considered, mode, settings)
+    val bins = clusterBy match {
+      case Some(columns) => considered.groupBy(_.partitionValues).toSeq.flatMap { case (values, files) =>
+        Some(LiquidClustering.filesToCluster(files, columns, full = mode == OptimizeMode.Full)).filter(_.nonEmpty)
+          .map(Bin(values, _))
+      }
+      case None => plan(considered, mode, settings)
+    }
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)
 
@@ -47,7 +54,7 @@ object OptimizeExecutor {
         s"OPTIMIZE ${tablePath.getName}${zOrderClause(zOrderBy)}: bin ${i + 1} of ${bins.size}", interruptOnCancel = true)
       rewrite(spark, snapshot, bin, zOrderBy, settings)
     }
-    val added = results.flatMap(_._1)
+    val added = clusterBy.map(c => LiquidClustering.tagged(results.flatMap(_._1), c)).getOrElse(results.flatMap(_._1))
     val now = System.currentTimeMillis()
     val metrics = OptimizeMetrics(
       numFilesAdded = added.size,
@@ -64,7 +71,7 @@ object OptimizeExecutor {
       val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
         "numDeletedRowsPurged" -> selected.flatMap(_.deletionVector.map(_.cardinality)).sum)
       txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
-        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics ++ dvMetrics))
+        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics ++ dvMetrics, clusterBy))
     }
     metrics
   }
@@ -116,37 +123,9 @@ object OptimizeExecutor {
 
   /** ZORDER BY needs data columns with min/max statistics; anything else is named in an error. */
   private def validateZOrderColumns(snapshot: Snapshot, columns: Seq[String]): Unit = {
-    val m = snapshot.metadata
-    val indexed = StatsColumn.forTable(m.dataSchema, m)
-    columns.foreach { c =>
-      if (m.partitionColumns.exists(_.equalsIgnoreCase(c))) {
-        throw new InvalidTableOperationException(s"ZORDER BY $c: $c is a partition column; " +
-          "Z-ordering clusters rows inside partitions, so use data columns")
-      }
-      val path = c.split('.').toSeq
-      if (!columnExists(m.schema, path)) {
-        throw new InvalidTableOperationException(s"ZORDER BY $c: the table has no column $c " +
-          s"(columns: ${m.schema.fieldNames.mkString(", ")})")
-      }
-      val physical = ColumnMapping.of(m).physicalPath(path).getOrElse(path)
-      val stats = indexed.find(_.path.map(_.toLowerCase) == physical.map(_.toLowerCase))
-      if (!stats.exists(_.hasMinMax)) {
-        throw new InvalidTableOperationException(s"ZORDER BY $c: column $c has no min/max statistics " +
-          "(its type has none, or it is past delta.dataSkippingNumIndexedCols), so clustering on it cannot skip files")
-      }
-    }
-    if (columns.map(_.toLowerCase).distinct.size != columns.size) {
-      throw new InvalidTableOperationException(s"ZORDER BY names a column twice: ${columns.mkString(", ")}")
-    }
+    columns.foreach(c => ClusteringColumns.requireMinMax(snapshot.metadata, c, "ZORDER BY"))
+    ClusteringColumns.requireDistinct("ZORDER BY", columns)
   }
-
-  private def columnExists(schema: org.apache.spark.sql.types.StructType, path: Seq[String]): Boolean =
-    schema.fields.find(_.name.equalsIgnoreCase(path.head)).exists { f =>
-      path.tail.isEmpty || (f.dataType match {
-        case s: org.apache.spark.sql.types.StructType => columnExists(s, path.tail)
-        case _ => false
-      })
-    }
 
   private def zOrderClause(cols: Seq[String]) = if (cols.isEmpty) "" else cols.mkString(" ZORDER BY (", ", ", ")")
 }

@@ -1,6 +1,6 @@
 package io.silt.sql
 
-import io.silt.log.TableLog
+import io.silt.log.{Clustering, TableLog}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -28,6 +28,7 @@ final case class DescribeDetailCommand(table: TableRef) extends LeafRunnableComm
       m.createdTime.map(t => new java.sql.Timestamp(t)).orNull,
       new java.sql.Timestamp(s.timestamp),
       m.partitionColumns,
+      Clustering.physicalColumns(s.domains).map(Clustering.logicalNames(m.schema, _)).getOrElse(Nil),
       s.numFiles.toLong,
       s.sizeInBytes,
       m.configuration,
@@ -49,6 +50,7 @@ object DescribeDetailCommand {
     StructField("createdAt", TimestampType),
     StructField("lastModified", TimestampType),
     StructField("partitionColumns", ArrayType(StringType)),
+    StructField("clusteringColumns", ArrayType(StringType)),
     StructField("numFiles", LongType),
     StructField("sizeInBytes", LongType),
     StructField("properties", MapType(StringType, StringType)),

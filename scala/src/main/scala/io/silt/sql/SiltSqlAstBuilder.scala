@@ -47,7 +47,9 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     val predicate = predicateText(ctx.partitionPredicate)
     val columns = Option(ctx.zorderSpec).map(_.qualifiedName().asScala.map(q =>
       q.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString(".")).toSeq).getOrElse(Nil)
-    OptimizeCommand(tableRef(ctx.table), predicate, if (columns.isEmpty) OptimizeMode.Compaction else OptimizeMode.ZOrder(columns))
+    val mode = if (ctx.full != null) OptimizeMode.Full
+      else if (columns.isEmpty) OptimizeMode.Compaction else OptimizeMode.ZOrder(columns)
+    OptimizeCommand(tableRef(ctx.table), predicate, mode)
   }
 
   override def visitAddConstraint(ctx: P.AddConstraintContext): LogicalPlan =

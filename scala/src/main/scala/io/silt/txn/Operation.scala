@@ -11,6 +11,8 @@ object OptimizeMode {
   final case class ZOrder(columns: Seq[String]) extends OptimizeMode
   /** REORG … APPLY (PURGE): rewrites the files with deletion vectors without their deleted rows. */
   case object Purge extends OptimizeMode
+  /** OPTIMIZE … FULL: reclusters every file of a clustered table, clustered already or not. */
+  case object Full extends OptimizeMode
 }
 
 /** Which statement creates or replaces a table. */
@@ -52,12 +54,21 @@ object Operation {
   }
 
   /** CREATE / REPLACE / CREATE OR REPLACE TABLE, `asSelect` with a query's rows. */
-  final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String],
+  final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String], clusterBy: Seq[String],
       properties: Map[String, String], description: Option[String], metrics: Map[String, Long],
       override val userMetadata: Option[String]) extends Operation {
     def name: String = mode.statement + (if (asSelect) " AS SELECT" else "")
     def parameters: Map[String, String] = Map("partitionBy" -> Json.array(partitionBy),
-      "properties" -> Json.obj(properties)) ++ description.map("description" -> _)
+      "properties" -> Json.obj(properties)) ++ description.map("description" -> _) ++
+      Some("clusterBy" -> Json.array(clusterBy)).filter(_ => clusterBy.nonEmpty)
+  }
+
+  /** ALTER TABLE … CLUSTER BY (…) / CLUSTER BY NONE. */
+  final case class ClusterBy(oldColumns: Seq[String], newColumns: Seq[String]) extends Operation {
+    def name: String = "CLUSTER BY"
+    def parameters: Map[String, String] =
+      Map("oldClusteringColumns" -> oldColumns.mkString(","), "newClusteringColumns" -> newColumns.mkString(","))
+    def metrics: Map[String, Long] = Map.empty
   }
 
   final case class SetProperties(properties: Map[String, String]) extends Operation {
@@ -150,13 +161,16 @@ object Operation {
   }
 
   /** OPTIMIZE (compaction or ZORDER BY) or REORG PURGE of the partitions `predicate` selects. */
-  final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long]) extends Operation {
+  /** `clusterBy`: the clustering columns of a clustered table that the OPTIMIZE clustered by. */
+  final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long],
+      clusterBy: Option[Seq[String]] = None) extends Operation {
     def name: String = if (mode == OptimizeMode.Purge) "REORG" else "OPTIMIZE"
     def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq)) ++ (mode match {
       case OptimizeMode.Purge => Map("applyPurge" -> "true")
       case OptimizeMode.ZOrder(columns) => Map("zOrderBy" -> Json.array(columns))
-      case OptimizeMode.Compaction => Map("zOrderBy" -> Json.array(Nil))
-    })
+      case OptimizeMode.Compaction | OptimizeMode.Full => Map("zOrderBy" -> Json.array(Nil))
+    }) ++ clusterBy.map(c => Map("clusterBy" -> Json.array(c), "isFull" -> (mode == OptimizeMode.Full).toString))
+      .getOrElse(Map.empty)
   }
 
   final case class Restore(version: Long, metrics: Map[String, Long]) extends Operation {

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
 
 /** What CREATE or REPLACE TABLE declares: columns, partitioning, properties and comment. */
 final case class TableDefinition(schema: StructType, partitionColumns: Seq[String], properties: Map[String, String],
-    description: Option[String])
+    description: Option[String], clusterBy: Option[Seq[String]] = None)
 
 /**
  * Writes a DataFrame into a table as one transaction: creates the table when it does not exist,
@@ -46,6 +46,8 @@ object TableWriter {
     val tablePath = txn.log.tablePath
     val overwrite = opts.overwrite
     val metadata = prepareMetadata(txn, data.schema, opts, overwrite)
+    val clustering = TableClustering.forCommit(txn, opts.clusterBy,
+      defines = !txn.tableExists || (overwrite && opts.overwriteSchema))
     if (!opts.dataChange) checkRewrite(txn)
     if (opts.replaceWhere.isDefined && !overwrite) {
       throw new InvalidTableOperationException("option replaceWhere only applies to mode 'overwrite'")
@@ -75,7 +77,7 @@ object TableWriter {
       "numRemovedBytes" -> removed.map(_.size).sum)
     val op = opts.streamingBatch.map(b => Operation.StreamingUpdate(b.outputMode, b.queryId, b.batchId, metrics, opts.userMetadata))
       .getOrElse(Operation.Write(opts.mode.name(), metadata.partitionColumns, opts.replaceWhere, dynamic, metrics, opts.userMetadata))
-    txn.commit(removes ++ added, op)
+    txn.commit(removes ++ added ++ clustering, op)
   }
 
   /** A write with dataChange = false rewrites rows already in the table: it may not create it or change its metadata. */
@@ -96,10 +98,8 @@ object TableWriter {
     }
 
   /** Creates an empty table (CREATE TABLE) and returns its first version. */
-  def create(spark: SparkSession, tablePath: Path, schema: StructType, partitionColumns: Seq[String],
-      properties: Map[String, String], description: Option[String]): Long =
-    replace(spark, tablePath, TableDefinition(schema, partitionColumns, properties, description), None,
-      WriteOptions(SaveMode.ErrorIfExists), CreateMode.Create, mayExist = false).get
+  def create(spark: SparkSession, tablePath: Path, table: TableDefinition): Long =
+    replace(spark, tablePath, table, None, WriteOptions(SaveMode.ErrorIfExists), CreateMode.Create, mayExist = false).get
 
   /**
    * Gives the table at `tablePath` the definition `table` and exactly the rows of `data` (none
@@ -130,17 +130,19 @@ object TableWriter {
     // The columns of a query's result are nullable, as in Delta; declared columns keep NOT NULL.
     val schema = if (data.isDefined) SchemaEvolution.asNullable(table.schema) else table.schema
     val metadata = prepareMetadata(txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
+    val clustering = TableClustering.forCommit(txn, table.clusterBy, defines = true, replacing = true)
     val added = data.map(d => DataFileWriter.write(spark, tablePath, SchemaEvolution.align(d, metadata.schema),
       metadata, opts.fileWriterOptions)).getOrElse(Nil)
     val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
     val now = System.currentTimeMillis()
-    val op = Operation.CreateOrReplace(mode, data.isDefined, metadata.partitionColumns, defined.properties, table.description,
+    val op = Operation.CreateOrReplace(mode, data.isDefined, metadata.partitionColumns, table.clusterBy.getOrElse(Nil),
+      defined.properties, table.description,
       Map("numFiles" -> added.size.toLong,
         "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
         "numOutputBytes" -> added.map(_.size).sum,
         "numRemovedFiles" -> removed.size.toLong),
       opts.userMetadata)
-    txn.commit(removed.map(_.remove(now)) ++ added, op)
+    txn.commit(removed.map(_.remove(now)) ++ added ++ clustering, op)
   }
 
   /** TRUNCATE TABLE: every row removed in one commit; the files stay for time travel until VACUUM. */
@@ -222,8 +224,8 @@ object TableWriter {
   }
 
   /** Moves the transaction's protocol up to what metadata `m` needs (never down). */
-  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata): Unit = {
-    val needed = TableFeatures.protocolFor(m.schema, m.configuration)
+  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false): Unit = {
+    val needed = TableFeatures.protocolFor(m.schema, m.configuration, clustered)
     val current = if (txn.tableExists) Some(txn.protocol) else None
     val merged = current match {
       case None => needed
@@ -232,14 +234,14 @@ object TableWriter {
         needed.writerFeatures.getOrElse(Set.empty).subsetOf(p.writerFeatures.getOrElse(Set.empty)) => p
       case Some(p) if p.minWriterVersion < 7 && needed.minWriterVersion < 7 =>
         Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), math.max(p.minWriterVersion, needed.minWriterVersion))
-      case Some(p) if p.minWriterVersion < 7 =>
-        // Legacy protocols have no feature lists; move to 3/7 and keep what the old versions implied.
-        val legacy = TableFeatures.legacyWriterFeatures(p.minWriterVersion).intersect(TableFeatures.SupportedWriterFeatures)
-        Protocol(3, 7, Some(needed.readerFeatures.getOrElse(Set.empty)),
-          Some(needed.writerFeatures.getOrElse(Set.empty) ++ legacy))
-      case Some(p) => Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), 7,
-        Some(p.readerFeatures.getOrElse(Set.empty) ++ needed.readerFeatures.getOrElse(Set.empty)),
-        Some(p.writerFeatures.getOrElse(Set.empty) ++ needed.writerFeatures.getOrElse(Set.empty)))
+      case Some(p) =>
+        // Legacy protocols have no feature lists: moving to writer 7 keeps what the old versions implied.
+        val legacy = if (p.minWriterVersion >= 7) Set.empty[String]
+          else TableFeatures.legacyWriterFeatures(p.minWriterVersion).intersect(TableFeatures.SupportedWriterFeatures)
+        val reader = math.max(p.minReaderVersion, needed.minReaderVersion)
+        val readerFeatures = p.readerFeatures.getOrElse(Set.empty) ++ needed.readerFeatures.getOrElse(Set.empty)
+        Protocol(reader, 7, if (reader >= 3) Some(readerFeatures) else None,
+          Some(p.writerFeatures.getOrElse(Set.empty) ++ needed.writerFeatures.getOrElse(Set.empty) ++ legacy))
     }
     if (!current.contains(merged)) txn.updateProtocol(merged)
   }

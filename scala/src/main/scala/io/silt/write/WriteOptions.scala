@@ -1,5 +1,7 @@
 package io.silt.write
 
+import scala.jdk.CollectionConverters._
+
 import io.silt.config.SiltSettings
 import io.silt.config.OptionSpec
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
@@ -18,6 +20,7 @@ final case class StreamingBatch(outputMode: String, queryId: String, batchId: Lo
 final case class WriteOptions(
     mode: SaveMode,
     partitionBy: Option[Seq[String]] = None,
+    clusterBy: Option[Seq[String]] = None,
     replaceWhere: Option[String] = None,
     mergeSchema: Boolean = false,
     overwriteSchema: Boolean = false,
@@ -35,6 +38,8 @@ final case class WriteOptions(
 
 object WriteOptions {
   val PartitionOverwriteModeKey = "spark.sql.sources.partitionOverwriteMode"
+  /** Where DataFrameWriter.clusterBy puts its columns (a JSON array) among a V1 write's options. */
+  val ClusteringColumnsKey = "__clustering_columns"
   private val TxnAppIdKey = SiltSettings.TxnAppId.key
   private val TxnVersionKey = SiltSettings.TxnVersion.key
   private val UserMetadataKey = SiltSettings.UserMetadata.key
@@ -79,7 +84,7 @@ object WriteOptions {
       "refused: give table properties in CREATE TABLE … TBLPROPERTIES or as delta.* write options"))
 
   /** Keys Spark itself puts among a write's options. */
-  private val SparkInternal = Set("path", "paths", "__partition_columns")
+  private val SparkInternal = Set("path", "paths", "__partition_columns", ClusteringColumnsKey.toLowerCase)
 
   /**
    * From DataFrameWriter options (case-insensitive keys) and the session's settings; an unknown
@@ -106,6 +111,9 @@ object WriteOptions {
     WriteOptions(
       mode = mode,
       partitionBy = partitionBy,
+      clusterBy = options.find(_._1.equalsIgnoreCase(ClusteringColumnsKey)).map { case (_, json) =>
+        io.silt.log.ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
+      },
       replaceWhere = replaceWhere,
       mergeSchema = lower.get("mergeschema").map(v => parseBoolean("mergeSchema", v)).getOrElse(SiltSettings.SchemaAutoMerge(spark)),
       overwriteSchema = overwriteSchema,

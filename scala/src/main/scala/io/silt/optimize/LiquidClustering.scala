@@ -1,0 +1,57 @@
+package io.silt.optimize
+
+import java.util.UUID
+
+import scala.jdk.CollectionConverters._
+import scala.util.Try
+
+import io.silt.errors.InvalidTableOperationException
+import io.silt.log.{ActionCodec, AddFile, Clustering, Json, Snapshot}
+import io.silt.txn.OptimizeMode
+
+/**
+ * OPTIMIZE of a clustered table: it clusters by the table's clustering columns the files that are
+ * not clustered by them yet (all of them with FULL), so that a second OPTIMIZE with nothing new
+ * commits nothing. The files of one pass are tagged as Delta Lake tags a ZCube's (`ZCUBE_ID`,
+ * `ZCUBE_ZORDER_BY`, `clusteringProvider = liquid`), so either engine sees what the other clustered.
+ */
+object LiquidClustering {
+  val ZCubeIdTag = "ZCUBE_ID"
+  val ZCubeColumnsTag = "ZCUBE_ZORDER_BY"
+
+  /**
+   * The columns this OPTIMIZE clusters by (logical names); None when it does not cluster. A
+   * clustered table takes no ZORDER BY; FULL needs clustering columns.
+   */
+  def clusterBy(snapshot: Snapshot, mode: OptimizeMode): Option[Seq[String]] = {
+    val table = snapshot.tablePath.toString
+    val columns = Clustering.physicalColumns(snapshot.domains).map(Clustering.logicalNames(snapshot.metadata.schema, _))
+    (mode, columns) match {
+      case (OptimizeMode.ZOrder(z), Some(_)) => throw new InvalidTableOperationException(s"table $table is clustered: " +
+        s"OPTIMIZE clusters it by its clustering columns and cannot ZORDER BY (${z.mkString(", ")}); remove ZORDER BY " +
+        "(ALTER TABLE … CLUSTER BY changes the columns)")
+      case (OptimizeMode.Full, c) if c.forall(_.isEmpty) => throw new InvalidTableOperationException(s"OPTIMIZE … " +
+        s"FULL reclusters a clustered table, and table $table has no clustering columns: run OPTIMIZE without FULL, " +
+        "or give it some with ALTER TABLE … CLUSTER BY (…)")
+      case (OptimizeMode.Compaction | OptimizeMode.Full, Some(c)) if c.nonEmpty => Some(c)
+      case _ => None
+    }
+  }
+
+  /** The files an OPTIMIZE clusters: all of them with FULL, else those not clustered by `columns` yet. */
+  def filesToCluster(files: Seq[AddFile], columns: Seq[String], full: Boolean): Seq[AddFile] =
+    if (full) files else files.filterNot(isClusteredBy(_, columns))
+
+  /** Whether a clustering pass by `columns` wrote the file (this engine or Delta Lake). */
+  def isClusteredBy(a: AddFile, columns: Seq[String]): Boolean =
+    a.clusteringProvider.contains(Clustering.Provider) && a.tags.get(ZCubeColumnsTag).exists { json =>
+      Try(ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText.toLowerCase).toSeq).toOption
+        .contains(columns.map(_.toLowerCase))
+    }
+
+  /** The files one clustering pass wrote, tagged as one ZCube of `columns`. */
+  def tagged(files: Seq[AddFile], columns: Seq[String]): Seq[AddFile] = {
+    val tags = Map(ZCubeIdTag -> UUID.randomUUID().toString, ZCubeColumnsTag -> Json.array(columns))
+    files.map(a => a.copy(tags = a.tags ++ tags, clusteringProvider = Some(Clustering.Provider)))
+  }
+}

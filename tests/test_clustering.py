@@ -1,0 +1,147 @@
+"""Liquid clustering: CLUSTER BY on CREATE / CTAS / DataFrame writes, ALTER TABLE … CLUSTER BY and
+CLUSTER BY NONE, DESCRIBE DETAIL, and OPTIMIZE of a clustered table, which clusters only what is
+not clustered yet (a second run commits nothing) and everything with FULL."""
+import json
+import os
+
+import pytest
+
+import silt
+from test_writes import commits, raises_silt
+
+
+def log(path, version):
+    with open(os.path.join(path, "_delta_log", f"{version:020d}.json")) as f:
+        return [json.loads(line) for line in f]
+
+
+def domain(path, version):
+    found = [a["domainMetadata"] for a in log(path, version) if "domainMetadata" in a]
+    return json.loads(found[-1]["configuration"])["clusteringColumns"] if found else None
+
+
+def detail(spark, path):
+    return spark.sql(f"DESCRIBE DETAIL silt.`{path}`").first()
+
+
+def live_files(spark, path):
+    return spark.sql(f"DESCRIBE FILES silt.`{path}`").collect()
+
+
+def test_create_cluster_by_records_the_protocol_and_domain(spark, tmp_path):
+    t = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT, s STRING) USING silt CLUSTER BY (x, y)")
+    actions = log(t, 0)
+    protocol = [a["protocol"] for a in actions if "protocol" in a][0]
+    assert protocol["minReaderVersion"] == 1 and protocol["minWriterVersion"] == 7
+    assert {"clustering", "domainMetadata"} <= set(protocol["writerFeatures"])
+    assert domain(t, 0) == [["x"], ["y"]]
+    info = [a["commitInfo"] for a in actions if "commitInfo" in a][0]
+    assert json.loads(info["operationParameters"]["clusterBy"]) == ["x", "y"]
+    d = detail(spark, t)
+    assert d["clusteringColumns"] == ["x", "y"] and d["partitionColumns"] == []
+    assert "clustering" in d["tableFeatures"]
+
+
+@pytest.mark.parametrize("ddl,words", [
+    ("(a INT, b INT, c INT, d INT, e INT) USING silt CLUSTER BY (a, b, c, d, e)", ["up to 4", "5"]),
+    ("(x INT) USING silt CLUSTER BY (nope)", ["nope"]),
+    ("(x INT, flag BOOLEAN) USING silt CLUSTER BY (flag)", ["flag", "statistics"]),
+    ("(x INT, y INT) USING silt CLUSTER BY (x, X)", ["twice"]),
+])
+def test_bad_clustering_is_refused_and_creates_nothing(spark, tmp_path, ddl, words):
+    """Refused by Silt, or by Spark's analyzer first (a column it cannot find)."""
+    t = str(tmp_path / "t")
+    with pytest.raises(Exception) as info:
+        spark.sql(f"CREATE TABLE silt.`{t}` {ddl}")
+    msg = str(silt.errors.translate(info.value) or info.value)
+    assert all(w in msg for w in words), msg
+    assert not os.path.exists(os.path.join(t, "_delta_log"))
+
+
+def test_partitioned_and_clustered_is_refused(spark, tmp_path):
+    t = str(tmp_path / "t")
+    with pytest.raises(Exception, match="CLUSTER BY and PARTITIONED BY"):  # Spark's parser refuses it first
+        spark.sql(f"CREATE TABLE silt.`{t}` (x INT, p INT) USING silt PARTITIONED BY (p) CLUSTER BY (x)")
+    df = spark.range(3).selectExpr("id", "id AS p")
+    with pytest.raises(Exception) as info:  # refused by Spark's analyzer or by Silt
+        df.write.format("silt").partitionBy("p").clusterBy("id").save(t)
+    assert "cluster" in str(info.value).lower()
+    assert not os.path.exists(os.path.join(t, "_delta_log"))
+
+
+def test_ctas_dataframe_writers_and_alter(spark, tmp_path):
+    spark.sql("DROP TABLE IF EXISTS cl_ctas")
+    spark.sql("CREATE TABLE cl_ctas USING silt CLUSTER BY (k) AS SELECT id, CAST(id % 10 AS INT) AS k FROM range(100)")
+    assert spark.sql("DESCRIBE DETAIL cl_ctas").first()["clusteringColumns"] == ["k"]
+    spark.sql("DROP TABLE cl_ctas")
+
+    p = str(tmp_path / "df")
+    df = spark.range(20).selectExpr("id", "id % 3 AS k")
+    df.write.format("silt").clusterBy("k").save(p)
+    assert detail(spark, p)["clusteringColumns"] == ["k"]
+    df.write.format("silt").mode("append").clusterBy("k").save(p)  # the same clustering: fine
+    df.write.format("silt").mode("append").save(p)                # none given: fine
+    msg = raises_silt(silt.InvalidTableOperationException,
+                      lambda: df.write.format("silt").mode("append").clusterBy("id").save(p))
+    assert "ALTER TABLE" in msg and "(k)" in msg
+    assert spark.read.format("silt").load(p).count() == 60
+
+    spark.sql(f"ALTER TABLE silt.`{p}` CLUSTER BY (id, k)")
+    assert detail(spark, p)["clusteringColumns"] == ["id", "k"]
+    spark.sql(f"ALTER TABLE silt.`{p}` CLUSTER BY NONE")
+    assert detail(spark, p)["clusteringColumns"] == []
+    history = spark.sql(f"DESCRIBE HISTORY silt.`{p}` LIMIT 2").collect()
+    assert [h["operation"] for h in history] == ["CLUSTER BY", "CLUSTER BY"]
+    assert history[0]["operationParameters"] == {"oldClusteringColumns": "id,k", "newClusteringColumns": ""}
+    assert spark.read.format("silt").load(p).count() == 60  # nothing rewritten
+
+    # a partitioned table cannot be clustered
+    q = str(tmp_path / "part")
+    df.write.format("silt").partitionBy("k").save(q)
+    raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"ALTER TABLE silt.`{q}` CLUSTER BY (id)"))
+
+
+def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
+    t = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")
+    spark.range(0, 4000, 1, 8).selectExpr("id AS x", "(id * 7919) % 4000 AS y").write.format("silt") \
+        .mode("append").save(t)
+    before = sorted(tuple(r) for r in spark.read.format("silt").load(t).collect())
+    m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
+    assert m["numFilesRemoved"] == 8 and m["numFilesAdded"] >= 1
+    files = live_files(spark, t)
+    version = len(commits(t)) - 1
+    adds = [a["add"] for a in log(t, version) if "add" in a]
+    assert all(a["clusteringProvider"] == "liquid" and json.loads(a["tags"]["ZCUBE_ZORDER_BY"]) == ["x", "y"]
+               and a["dataChange"] is False for a in adds)
+    assert len({a["tags"]["ZCUBE_ID"] for a in adds}) == 1
+    info = [a["commitInfo"] for a in log(t, version) if "commitInfo" in a][0]
+    assert info["operationParameters"]["clusterBy"] == '["x","y"]' and info["operationParameters"]["isFull"] == "false"
+
+    # nothing new: nothing committed
+    n = len(commits(t))
+    m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
+    assert m["numFilesRemoved"] == 0 and len(commits(t)) == n
+
+    # new rows: only their files are clustered, the clustered ones are left alone
+    spark.range(4000, 4400, 1, 4).selectExpr("id AS x", "id AS y").write.format("silt").mode("append").save(t)
+    m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
+    assert m["numFilesRemoved"] == 4 and m["totalConsideredFiles"] == len(files) + 4
+    assert m["totalFilesSkipped"] == len(files)
+
+    # FULL reclusters everything, after a change of clustering columns too
+    spark.sql(f"ALTER TABLE silt.`{t}` CLUSTER BY (y)")
+    n = len(commits(t))
+    live = len(live_files(spark, t))
+    assert spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]["numFilesRemoved"] == live
+    spark.sql(f"OPTIMIZE silt.`{t}` FULL")
+    assert len(commits(t)) == n + 2
+    after = sorted(tuple(r) for r in spark.read.format("silt").load(t).collect())
+    assert after == sorted(before + [(i, i) for i in range(4000, 4400)])
+
+    msg = raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"OPTIMIZE silt.`{t}` ZORDER BY (x)"))
+    assert "clustered" in msg and "ZORDER BY" in msg
+    u = str(tmp_path / "plain")
+    spark.range(10).write.format("silt").save(u)
+    assert "FULL" in raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"OPTIMIZE silt.`{u}` FULL"))
