@@ -21,6 +21,7 @@ Operations:
                  data feed (readChangeFeed) as lists of the named columns, values as strings
   stream         {"source", "target", "checkpoint"}  streams the source table into the target (format delta,
                  Trigger.AvailableNow, a file a micro-batch) -> {"batches": n}
+  detail         {"path"}  -> DESCRIBE DETAIL's clusteringColumns, tableFeatures, numFiles
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -124,12 +125,18 @@ def op_stream(spark, canon, op):
     return {"batches": len([p for p in query.recentProgress if p["numInputRows"]])}
 
 
+def op_detail(spark, canon, op):
+    d = spark.sql(f"DESCRIBE DETAIL delta.`{op['path']}`").first()
+    return {"clusteringColumns": list(d["clusteringColumns"]), "tableFeatures": list(d["tableFeatures"]),
+            "numFiles": d["numFiles"]}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
+OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
 def main(argv):
