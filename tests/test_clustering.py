@@ -145,3 +145,17 @@ def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     u = str(tmp_path / "plain")
     spark.range(10).write.format("silt").save(u)
     assert "FULL" in raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"OPTIMIZE silt.`{u}` FULL"))
+
+
+def test_python_api(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(0, 1000, 1, 4).selectExpr("id AS x", "id % 7 AS y").write.format("silt").save(p)
+    t = silt.SiltTable.for_path(spark, p)
+    t.cluster_by("x", "y")
+    assert t.detail().first()["clusteringColumns"] == ["x", "y"]
+    assert t.optimize().execute_compaction().first()["metrics"]["numFilesRemoved"] == 4
+    assert t.optimize().execute_compaction().first()["metrics"]["numFilesRemoved"] == 0
+    assert t.optimize().execute_full().first()["metrics"]["numFilesRemoved"] >= 1
+    t.cluster_by()
+    assert t.detail().first()["clusteringColumns"] == []
+    assert t.to_df().count() == 1000

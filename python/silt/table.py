@@ -129,6 +129,12 @@ class SiltTable:
         """Writes a checkpoint of the current version now. ``t.checkpoint()``"""
         return reraise(lambda: self._spark.sql(f"CHECKPOINT {self._ref}"))
 
+    def cluster_by(self, *columns: str) -> "DataFrame":
+        """Sets the clustering columns (none: ``CLUSTER BY NONE``); nothing is rewritten until OPTIMIZE.
+        ``t.cluster_by("city", "day")``"""
+        spec = "NONE" if not columns else "(" + ", ".join(_quote_ident(c) for c in columns) + ")"
+        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._dml_ref} CLUSTER BY {spec}"))
+
     def optimize(self) -> "OptimizeBuilder":
         """Starts an OPTIMIZE. ``t.optimize().where("day = 25").execute_zorder_by("city", "id")``"""
         return OptimizeBuilder(self)
@@ -168,17 +174,24 @@ class OptimizeBuilder:
         self._where = _condition_sql(partition_condition)
         return self
 
-    def _sql(self, zorder: Sequence[str]) -> str:
+    def _sql(self, zorder: Sequence[str], full: bool = False) -> str:
         sql = f"OPTIMIZE {self._table._ref}"
         if self._where:
             sql += f" WHERE {self._where}"
         if zorder:
             sql += " ZORDER BY (" + ", ".join(_quote_ident(c) for c in zorder) + ")"
+        if full:
+            sql += " FULL"
         return sql
 
     def execute_compaction(self) -> "DataFrame":
-        """Compacts small files; returns the metrics row (path, metrics). ``t.optimize().execute_compaction()``"""
+        """Compacts small files (a clustered table: clusters the files not clustered yet); returns the
+        metrics row (path, metrics). ``t.optimize().execute_compaction()``"""
         return reraise(lambda: self._table._spark.sql(self._sql([])))
+
+    def execute_full(self) -> "DataFrame":
+        """Reclusters every file of a clustered table (``OPTIMIZE … FULL``). ``t.optimize().execute_full()``"""
+        return reraise(lambda: self._table._spark.sql(self._sql([], full=True)))
 
     def execute_zorder_by(self, *columns: str) -> "DataFrame":
         """Rewrites the selected partitions clustered along a Z-order curve of ``columns``."""
