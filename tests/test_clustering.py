@@ -159,3 +159,24 @@ def test_python_api(spark, tmp_path):
     t.cluster_by()
     assert t.detail().first()["clusteringColumns"] == []
     assert t.to_df().count() == 1000
+
+
+def test_zorder_may_use_the_hilbert_curve(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(0, 4000, 1, 8).selectExpr("id AS x", "(id * 7919) % 4000 AS y").write.format("silt").save(p)
+    before = sorted(tuple(r) for r in spark.read.format("silt").load(p).collect())
+    spark.conf.set("spark.silt.optimize.zorder.curve", "hilbert")
+    try:
+        m = spark.sql(f"OPTIMIZE silt.`{p}` ZORDER BY (x, y)").first()["metrics"]
+    finally:
+        spark.conf.unset("spark.silt.optimize.zorder.curve")
+    assert m["zOrderStats"]["strategyName"] == "hilbert, curve-aligned"
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).collect()) == before
+    m = spark.sql(f"OPTIMIZE silt.`{p}` ZORDER BY (x, y)").first()["metrics"]
+    assert m["zOrderStats"]["strategyName"] == "zorder, curve-aligned"
+    spark.conf.set("spark.silt.optimize.zorder.curve", "peano")
+    try:
+        assert "spark.silt.optimize.zorder.curve" in raises_silt(
+            silt.UnsupportedOptionException, lambda: spark.sql(f"OPTIMIZE silt.`{p}` ZORDER BY (x, y)").collect())
+    finally:
+        spark.conf.unset("spark.silt.optimize.zorder.curve")

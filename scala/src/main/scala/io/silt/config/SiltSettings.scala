@@ -42,6 +42,8 @@ object SiltSettings {
 
   val ZOrderAddNoise: Setting[Boolean] = Setting.boolean("spark.silt.optimize.zorder.addNoise", default = true,
     "spread a heavy curve cell over several files")
+  val ZOrderCurve: Setting[String] = Setting.oneOf("spark.silt.optimize.zorder.curve", "zorder", Seq("zorder", "hilbert"),
+    "the curve OPTIMIZE … ZORDER BY orders rows along (clustered tables use hilbert)")
 
   val DvInlineThreshold: Setting[Int] = Setting.int("spark.silt.deletionVectors.inlineThreshold", 0, min = 0,
     "DVs up to this many bytes are stored inline in the log")
@@ -76,7 +78,7 @@ object SiltSettings {
       "SCHEMA EVOLUTION)")
 
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
-    OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise,
+    OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
     AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata, SchemaAutoMerge)
 

@@ -49,7 +49,8 @@ final case class InterleaveBits(children: Seq[Expression]) extends Expression {
 object InterleaveBits {
   /** Generated code: the children's ints (null as 0) into an array, then `method(array, bits)`. */
   private[expressions] def genCode(ctx: CodegenContext, ev: ExprCode, children: Seq[Expression],
-      declaration: String, method: String, bits: Int): ExprCode = {
+      declaration: String, method: String, bits: Int,
+      owner: String = InterleaveBits.getClass.getName.stripSuffix("$")): ExprCode = {
     val values = ctx.freshName("values")
     val evals = children.zipWithIndex.map { case (c, i) =>
       val e = c.genCode(ctx)
@@ -60,7 +61,7 @@ object InterleaveBits {
     ev.copy(code = code"""
       |int[] $values = new int[${children.length}];
       |$code
-      |$declaration = ${InterleaveBits.getClass.getName.stripSuffix("$")}.$method($values, $bits);
+      |$declaration = $owner.$method($values, $bits);
       |boolean ${ev.isNull} = false;""".stripMargin)
   }
 
@@ -105,10 +106,11 @@ object InterleaveBits {
 }
 
 /**
- * The Z-order key of small range ids as a long: the low `bitsPerChild` bits of each child,
- * interleaved most significant first (the order of [[InterleaveBits]] on those bits).
+ * The curve key of small range ids as a long: their position on `curve` (Z-order: the low
+ * `bitsPerChild` bits of each child interleaved most significant first, the order of
+ * [[InterleaveBits]] on those bits; or Hilbert order).
  */
-final case class CurveKey(children: Seq[Expression], bitsPerChild: Int) extends Expression {
+final case class CurveKey(children: Seq[Expression], bitsPerChild: Int, curve: Curve = Curve.ZOrder) extends Expression {
   require(children.nonEmpty && children.length * bitsPerChild <= 63, "a curve key holds at most 63 bits")
 
   override def nullable: Boolean = false
@@ -117,11 +119,13 @@ final case class CurveKey(children: Seq[Expression], bitsPerChild: Int) extends 
 
   override def eval(input: InternalRow): Any = {
     val values = children.map(c => Option(c.eval(input)).map(_.asInstanceOf[Int]).getOrElse(0)).toArray
-    InterleaveBits.interleaveToLong(values, bitsPerChild)
+    curve.index(values, bitsPerChild)
   }
 
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode =
-    InterleaveBits.genCode(ctx, ev, children, s"long ${ev.value}", "interleaveToLong", bitsPerChild)
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val (owner, method) = curve.method
+    InterleaveBits.genCode(ctx, ev, children, s"long ${ev.value}", method, bitsPerChild, owner)
+  }
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): CurveKey =
     copy(children = newChildren)

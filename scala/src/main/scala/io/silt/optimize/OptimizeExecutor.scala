@@ -6,6 +6,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 
 import io.silt.errors.NotADeltaTableException
+import io.silt.expressions.Curve
 import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
@@ -34,6 +35,7 @@ object OptimizeExecutor {
     val clusterBy = LiquidClustering.clusterBy(snapshot, mode)
     val zOrderBy = clusterBy.getOrElse(mode match { case OptimizeMode.ZOrder(columns) => columns; case _ => Nil })
     validateZOrderColumns(snapshot, zOrderBy)
+    val curve = if (clusterBy.isDefined) Curve.Hilbert else settings.zOrderCurve
 
     val predicate = partitionPredicate.map(p =>
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
@@ -52,7 +54,7 @@ object OptimizeExecutor {
     val results = runInParallel(bins, settings.maxThreads) { (bin, i) =>
       spark.sparkContext.setJobGroup(s"silt-optimize-${snapshot.metadata.id}",
         s"OPTIMIZE ${tablePath.getName}${zOrderClause(zOrderBy)}: bin ${i + 1} of ${bins.size}", interruptOnCancel = true)
-      rewrite(spark, snapshot, bin, zOrderBy, settings)
+      rewrite(spark, snapshot, bin, zOrderBy, settings, curve)
     }
     val added = clusterBy.map(c => LiquidClustering.tagged(results.flatMap(_._1), c)).getOrElse(results.flatMap(_._1))
     val now = System.currentTimeMillis()
@@ -65,7 +67,7 @@ object OptimizeExecutor {
       numBatches = bins.size,
       totalConsideredFiles = considered.size,
       totalFilesSkipped = considered.size - selected.size,
-      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats("curve-aligned", selected.size,
+      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned", selected.size,
         selected.map(_.size).sum, added.size, results.map(_._2).sum)))
     if (bins.nonEmpty) {
       val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
@@ -98,14 +100,14 @@ object OptimizeExecutor {
 
   /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */
   private def rewrite(spark: SparkSession, snapshot: Snapshot, bin: Bin, zOrderBy: Seq[String],
-      settings: OptimizeSettings): (Seq[AddFile], Int) = {
+      settings: OptimizeSettings, curve: Curve): (Seq[AddFile], Int) = {
     val input: DataFrame = spark.baseRelationToDataFrame(SiltRelation.forFiles(spark, snapshot, bin.files.toIndexedSeq))
     val partitionColumns = snapshot.metadata.partitionColumns
     val (data, cubes) = if (zOrderBy.isEmpty) (input.coalesce(1), 0) else {
       val binSize = bin.files.map(_.size).sum
       val numFiles = math.max(1, math.round(binSize.toDouble / settings.maxFileSize).toInt)
       val clustered = ZOrderClustering.cluster(spark, input, zOrderBy, numFiles, settings.numRanges,
-        settings.addNoise, sortColumns = partitionColumns)
+        settings.addNoise, sortColumns = partitionColumns, curve = curve)
       (clustered.data, clustered.numCubes)
     }
     val added = DataFileWriter.write(spark, snapshot.tablePath, data, snapshot.metadata,

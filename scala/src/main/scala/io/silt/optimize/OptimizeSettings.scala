@@ -1,6 +1,7 @@
 package io.silt.optimize
 
 import io.silt.config.SiltSettings
+import io.silt.expressions.Curve
 import org.apache.spark.sql.SparkSession
 
 /** The `spark.silt.optimize.*` session settings, read once per command. */
@@ -10,7 +11,8 @@ final case class OptimizeSettings(
     maxThreads: Int,
     numRanges: Int,
     addNoise: Boolean,
-    maxDeletedRowsRatio: Double)
+    maxDeletedRowsRatio: Double,
+    zOrderCurve: Curve = Curve.ZOrder)
 
 object OptimizeSettings {
   def from(spark: SparkSession): OptimizeSettings = {
@@ -21,6 +23,7 @@ object OptimizeSettings {
       maxThreads = SiltSettings.OptimizeMaxThreads(spark),
       numRanges = SiltSettings.ZOrderNumRanges(spark),
       addNoise = SiltSettings.ZOrderAddNoise(spark),
-      maxDeletedRowsRatio = SiltSettings.OptimizeMaxDeletedRowsRatio(spark))
+      maxDeletedRowsRatio = SiltSettings.OptimizeMaxDeletedRowsRatio(spark),
+      zOrderCurve = Curve.all.find(_.name == SiltSettings.ZOrderCurve(spark)).get)
   }
 }

@@ -1,6 +1,6 @@
 package io.silt.optimize
 
-import io.silt.expressions.{CurveKey, InterleaveBits, PartitionerExpr, RowSampler}
+import io.silt.expressions.{Curve, CurveKey, InterleaveBits, PartitionerExpr, RowSampler}
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Murmur3Hash}
@@ -11,7 +11,7 @@ import org.apache.spark.sql.functions.col
 final case class ClusteredData(data: DataFrame, numFiles: Int, numCubes: Int)
 
 /**
- * Clusters rows along a Z-order curve: each column becomes a range id (its rank among
+ * Clusters rows along a space-filling curve (Z-order, or Hilbert order for a clustered table): each column becomes a range id (its rank among
  * `numRanges` equal-count ranges, from one shared sample), the ids' bits are interleaved into
  * a key, and rows go to files planned by [[CurveLayout]] as blocks of the curve, sorted by the
  * key inside each file.
@@ -26,7 +26,7 @@ object ZOrderClustering {
   private val MaxPrefixBits = 16
 
   def cluster(spark: SparkSession, data: DataFrame, columns: Seq[String], numFiles: Int,
-      numRanges: Int, addNoise: Boolean, sortColumns: Seq[String]): ClusteredData = {
+      numRanges: Int, addNoise: Boolean, sortColumns: Seq[String], curve: Curve = Curve.ZOrder): ClusteredData = {
     val analyzed = data.queryExecution.analyzed
     val exprs: Seq[Expression] = columns.map { c =>
       analyzed.resolveQuoted(c, spark.sessionState.analyzer.resolver) match {
@@ -35,7 +35,9 @@ object ZOrderClustering {
         case None => throw new IllegalArgumentException(s"cannot resolve column $c")
       }
     }
-    val bitsPerColumn = math.max(1, 32 - Integer.numberOfLeadingZeros(math.max(1, numRanges - 1)))
+    val wanted = math.max(1, 32 - Integer.numberOfLeadingZeros(math.max(1, numRanges - 1)))
+    // A Hilbert key is a long: with many columns each gets fewer ranges.
+    val bitsPerColumn = if (curve == Curve.Hilbert) math.max(1, math.min(wanted, 63 / columns.size)) else wanted
     val ranges = 1 << bitsPerColumn
     val sampleSize = math.min(1000000, math.max(20 * ranges, 2000 * numFiles))
     val sample = RowSampler.sample(spark, analyzed, exprs, sampleSize)
@@ -43,16 +45,17 @@ object ZOrderClustering {
 
     val dims = columns.size
     val levels = math.max(1, math.min(bitsPerColumn, MaxPrefixBits / dims))
+    // A cell's place on the curve at `levels` bits per column is the top of its rows' keys.
     val weights = sample.rows.indices.groupMapReduce { r =>
       val ids = bounds.indices.map(i => bounds(i).rangeOf(sample.rows(r).get(i, exprs(i).dataType)) >>> (bitsPerColumn - levels))
-      prefixOf(InterleaveBits.interleave(ids.toArray, levels), dims * levels)
+      curve.index(ids.toArray, levels)
     }(r => sample.weights(r))(_ + _)
     val plan = CurveLayout.plan(weights, dims, levels, numFiles, splitHeavyCells = addNoise)
 
     val rangeIds = exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) }
     // A long key (sorted by radix) when it fits; the bytes of interleave_bits otherwise.
     val longKey = dims * bitsPerColumn <= 63
-    val key = if (longKey) CurveKey(rangeIds, bitsPerColumn) else InterleaveBits(rangeIds)
+    val key = if (longKey) CurveKey(rangeIds, bitsPerColumn, curve) else InterleaveBits(rangeIds)
     val keyCol = "__silt_zorder_key"
     val withKey = data.withColumn(keyCol, SparkInternals.column(key))
     // The file id reads the computed key column, so the key is computed once per row.
@@ -67,16 +70,5 @@ object ZOrderClustering {
       .select(original.toIndexedSeq: _*)
     ClusteredData(clustered, plan.numFiles, plan.groups.size)
   }
-
-  private def prefixOf(bytes: Array[Byte], bits: Int): Long = {
-    var p = 0L
-    var i = 0
-    while (i < bits) {
-      p = (p << 1) | ((bytes(i >> 3) >>> (7 - (i & 7))) & 1)
-      i += 1
-    }
-    p
-  }
-
 
 }
