@@ -105,7 +105,7 @@ def test_ctas_dataframe_writers_and_alter(spark, tmp_path):
 def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     t = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")
-    spark.range(0, 4000, 1, 8).selectExpr("id AS x", "(id * 7919) % 4000 AS y").write.format("silt") \
+    spark.range(0, 40000, 1, 8).selectExpr("id AS x", "(id * 7919) % 40000 AS y").write.format("silt") \
         .mode("append").save(t)
     before = sorted(tuple(r) for r in spark.read.format("silt").load(t).collect())
     m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
@@ -124,8 +124,8 @@ def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
     assert m["numFilesRemoved"] == 0 and len(commits(t)) == n
 
-    # new rows: only their files are clustered, the clustered ones are left alone
-    spark.range(4000, 4400, 1, 4).selectExpr("id AS x", "id AS y").write.format("silt").mode("append").save(t)
+    # new rows: only their files are clustered; the clustered pass, far larger, is left alone
+    spark.range(40000, 40400, 1, 4).selectExpr("id AS x", "id AS y").write.format("silt").mode("append").save(t)
     m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
     assert m["numFilesRemoved"] == 4 and m["totalConsideredFiles"] == len(files) + 4
     assert m["totalFilesSkipped"] == len(files)
@@ -138,7 +138,7 @@ def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     spark.sql(f"OPTIMIZE silt.`{t}` FULL")
     assert len(commits(t)) == n + 2
     after = sorted(tuple(r) for r in spark.read.format("silt").load(t).collect())
-    assert after == sorted(before + [(i, i) for i in range(4000, 4400)])
+    assert after == sorted(before + [(i, i) for i in range(40000, 40400)])
 
     msg = raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"OPTIMIZE silt.`{t}` ZORDER BY (x)"))
     assert "clustered" in msg and "ZORDER BY" in msg

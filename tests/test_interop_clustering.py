@@ -28,15 +28,15 @@ INSERT = "INSERT INTO {t} SELECT id AS x, (id * 7919) % {n} AS y FROM range({sta
 def test_clustered_tables_round_trip(spark, tmp_path):
     ours, theirs = str(tmp_path / "silt"), str(tmp_path / "ref")
     spark.sql(f"CREATE TABLE silt.`{ours}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")
-    spark.sql(INSERT.format(t=f"silt.`{ours}`", n=2000, start=0, end=2000, files=4))
+    spark.sql(INSERT.format(t=f"silt.`{ours}`", n=20000, start=0, end=20000, files=4))
     spark.sql(f"OPTIMIZE silt.`{ours}`")
-    spark.sql(INSERT.format(t=f"silt.`{ours}`", n=2000, start=2000, end=2200, files=2))
+    spark.sql(INSERT.format(t=f"silt.`{ours}`", n=20000, start=20000, end=20200, files=2))
     expected = rows(spark, ours)
 
     ref_steps = [f"CREATE TABLE delta.`{theirs}` (x BIGINT, y BIGINT) USING delta CLUSTER BY (x, y)",
-                 INSERT.format(t=f"delta.`{theirs}`", n=2000, start=0, end=2000, files=4),
+                 INSERT.format(t=f"delta.`{theirs}`", n=20000, start=0, end=20000, files=4),
                  f"OPTIMIZE delta.`{theirs}`",
-                 INSERT.format(t=f"delta.`{theirs}`", n=2000, start=2000, end=2200, files=3)]
+                 INSERT.format(t=f"delta.`{theirs}`", n=20000, start=20000, end=20200, files=3)]
     results = run_reference([
         {"op": "read", "path": ours}, {"op": "detail", "path": ours},
         {"op": "sql", "statements": [f"OPTIMIZE delta.`{ours}`"]},
@@ -57,8 +57,8 @@ def test_clustered_tables_round_trip(spark, tmp_path):
     m = spark.sql(f"OPTIMIZE silt.`{theirs}`").first()["metrics"]
     assert m["numFilesRemoved"] == 3
     assert spark.sql(f"OPTIMIZE silt.`{theirs}`").first()["metrics"]["numFilesRemoved"] == 0
-    spark.sql(INSERT.format(t=f"silt.`{theirs}`", n=2000, start=2200, end=2300, files=1))
+    spark.sql(INSERT.format(t=f"silt.`{theirs}`", n=20000, start=20200, end=20300, files=1))
     spark.sql(f"ALTER TABLE silt.`{theirs}` CLUSTER BY (y)")
     after = run_reference([{"op": "read", "path": theirs}, {"op": "detail", "path": theirs}])
-    assert as_rows(after[0]) == rows(spark, theirs) and len(after[0]["rows"]) == 2300
+    assert as_rows(after[0]) == rows(spark, theirs) and len(after[0]["rows"]) == 20300
     assert after[1]["clusteringColumns"] == ["y"]

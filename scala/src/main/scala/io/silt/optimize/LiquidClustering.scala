@@ -38,9 +38,31 @@ object LiquidClustering {
     }
   }
 
-  /** The files an OPTIMIZE clusters: all of them with FULL, else those not clustered by `columns` yet. */
-  def filesToCluster(files: Seq[AddFile], columns: Seq[String], full: Boolean): Seq[AddFile] =
-    if (full) files else files.filterNot(isClusteredBy(_, columns))
+  /** A pass of new data is merged with clustered passes smaller than this many times its size. */
+  val MergeRatio = 4.0
+  /** Passes kept besides the largest one; more are merged, smallest first, with the new data. */
+  val MaxSmallPasses = 2
+
+  /**
+   * The files an OPTIMIZE clusters: all of them with FULL, else those not clustered by `columns`
+   * yet, with as few clustered passes (ZCubes) as keep the layout good. Every pass spans the whole
+   * key space, so a range reads files of each: the new data is merged with the passes of comparable
+   * size (smaller than [[MergeRatio]] times it), and with the smallest others while more than
+   * [[MaxSmallPasses]] would stay beside the largest. With nothing new, nothing is clustered.
+   */
+  def filesToCluster(files: Seq[AddFile], columns: Seq[String], full: Boolean): Seq[AddFile] = {
+    if (full) return files
+    val (clustered, fresh) = files.partition(isClusteredBy(_, columns))
+    if (fresh.isEmpty) return Nil
+    def bytes(pass: Seq[AddFile]) = pass.iterator.map(_.size).sum
+    val passes = clustered.groupBy(_.tags(ZCubeIdTag)).values.toSeq.sortBy(p => (bytes(p), p.head.path))
+    val freshBytes = bytes(fresh)
+    val (comparable, larger) = passes.partition(p => bytes(p) < MergeRatio * freshBytes)
+    // Left beside the largest pass: the other larger ones and the new pass, at most MaxSmallPasses.
+    val besideLargest = larger.size - 1 + 1
+    val surplus = math.max(0, besideLargest - MaxSmallPasses)
+    fresh ++ comparable.flatten ++ larger.take(surplus).flatten
+  }
 
   /** Whether a clustering pass by `columns` wrote the file (this engine or Delta Lake). */
   def isClusteredBy(a: AddFile, columns: Seq[String]): Boolean =
