@@ -75,6 +75,10 @@ def test_ctas_dataframe_writers_and_alter(spark, tmp_path):
     spark.sql("CREATE TABLE cl_ctas USING silt CLUSTER BY (k) AS SELECT id, CAST(id % 10 AS INT) AS k FROM range(100)")
     assert spark.sql("DESCRIBE DETAIL cl_ctas").first()["clusteringColumns"] == ["k"]
     spark.sql("DROP TABLE cl_ctas")
+    spark.sql("DROP TABLE IF EXISTS cl_v2")
+    spark.range(10).selectExpr("id", "id % 3 AS k").writeTo("cl_v2").using("silt").clusterBy("k").create()
+    assert spark.sql("DESCRIBE DETAIL cl_v2").first()["clusteringColumns"] == ["k"]
+    spark.sql("DROP TABLE cl_v2")
 
     p = str(tmp_path / "df")
     df = spark.range(20).selectExpr("id", "id % 3 AS k")

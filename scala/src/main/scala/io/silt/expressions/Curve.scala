@@ -4,7 +4,7 @@ package io.silt.expressions
  * A space-filling curve over `values.length` coordinates of `bits` bits each: the position of a
  * point on it as a long (values.length * bits <= 63 bits). Both curves visit the quadtree cell by
  * cell, so the top `values.length * l` bits of a position are the cell of level `l` that holds it
- * (what [[io.silt.optimize.CurveLayout]] plans files by). Hilbert order visits the cells of a
+ * (what OPTIMIZE plans its files by). Hilbert order visits the cells of a
  * parent in an order where each next cell touches the last: a run of cells on it is a compact
  * region, where a run on Z-order may jump across the space.
  */

@@ -50,10 +50,6 @@ object ClusteringColumns {
       throw new InvalidTableOperationException(s"$clause names a column twice: ${columns.mkString(", ")}")
     }
 
-  /** The clustering columns' logical names for DESCRIBE DETAIL and commit info (Nil when not clustered). */
-  def logicalOf(m: Metadata, physical: Option[Seq[Seq[String]]]): Seq[String] =
-    physical.map(Clustering.logicalNames(m.schema, _)).getOrElse(Nil)
-
   /** Whether physical paths name the same columns (case-insensitively, as physical names without mapping are). */
   def same(a: Seq[Seq[String]], b: Seq[Seq[String]]): Boolean =
     a.map(_.map(_.toLowerCase)) == b.map(_.map(_.toLowerCase))
