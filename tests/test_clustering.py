@@ -112,8 +112,18 @@ def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     spark.range(0, 40000, 1, 8).selectExpr("id AS x", "(id * 7919) % 40000 AS y").write.format("silt") \
         .mode("append").save(t)
     before = sorted(tuple(r) for r in spark.read.format("silt").load(t).collect())
-    m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
-    assert m["numFilesRemoved"] == 8 and m["numFilesAdded"] >= 1
+    spark.conf.set("spark.silt.optimize.maxFileSize", "40k")  # a few files, so that the layout shows
+    try:
+        m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
+    finally:
+        spark.conf.unset("spark.silt.optimize.maxFileSize")
+    assert m["numFilesRemoved"] == 8 and m["numFilesAdded"] > 1
+    stats = m["clusteringStats"]
+    assert stats["clusteringColumns"] == ["x", "y"] and stats["numFilesLeftAlone"] == 0
+    # y was spread over every file: a 1% range on it read them all; clustered, a share of them
+    assert stats["rangeReadFractionBefore"]["y"] == 1.0 and stats["rangeReadFractionAfter"]["y"] < 0.8
+    metrics = spark.sql(f"DESCRIBE HISTORY silt.`{t}` LIMIT 1").first()["operationMetrics"]
+    assert metrics["rangeReadPermilleBefore.y"] == "1000" and int(metrics["rangeReadPermilleAfter.y"]) < 800
     files = live_files(spark, t)
     version = len(commits(t)) - 1
     adds = [a["add"] for a in log(t, version) if "add" in a]
@@ -132,7 +142,7 @@ def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     spark.range(40000, 40400, 1, 4).selectExpr("id AS x", "id AS y").write.format("silt").mode("append").save(t)
     m = spark.sql(f"OPTIMIZE silt.`{t}`").first()["metrics"]
     assert m["numFilesRemoved"] == 4 and m["totalConsideredFiles"] == len(files) + 4
-    assert m["totalFilesSkipped"] == len(files)
+    assert m["totalFilesSkipped"] == len(files) == m["clusteringStats"]["numFilesLeftAlone"]
 
     # FULL reclusters everything, after a change of clustering columns too
     spark.sql(f"ALTER TABLE silt.`{t}` CLUSTER BY (y)")

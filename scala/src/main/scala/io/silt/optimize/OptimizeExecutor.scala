@@ -68,7 +68,13 @@ object OptimizeExecutor {
       totalConsideredFiles = considered.size,
       totalFilesSkipped = considered.size - selected.size,
       zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned", selected.size,
-        selected.map(_.size).sum, added.size, results.map(_._2).sum)))
+        selected.map(_.size).sum, added.size, results.map(_._2).sum)),
+      clusteringStats = clusterBy.map { columns =>
+        val leftAlone = considered.filterNot(selected.toSet)
+        ClusteringStats(columns, considered.map(_.size).sum, leftAlone.size, leftAlone.map(_.size).sum,
+          LayoutQuality.rangeReadFraction(considered, snapshot.metadata, columns),
+          LayoutQuality.rangeReadFraction(leftAlone ++ added, snapshot.metadata, columns))
+      })
     if (bins.nonEmpty) {
       val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
         "numDeletedRowsPurged" -> selected.flatMap(_.deletionVector.map(_.cardinality)).sum)

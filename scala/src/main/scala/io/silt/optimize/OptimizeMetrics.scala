@@ -31,6 +31,29 @@ object ZOrderStats {
     StructField("numOutputCubes", LongType)))
 }
 
+/**
+ * What an OPTIMIZE of a clustered table did: the bytes it considered and left alone, and for each
+ * clustering column the share of files a 1% range must read before and after ([[LayoutQuality]]).
+ */
+final case class ClusteringStats(columns: Seq[String], bytesConsidered: Long, filesLeftAlone: Long, bytesLeftAlone: Long,
+    rangeReadBefore: Map[String, Double], rangeReadAfter: Map[String, Double]) {
+  def toRow: Row = Row(columns, bytesConsidered, filesLeftAlone, bytesLeftAlone, rangeReadBefore, rangeReadAfter)
+
+  /** In operationMetrics (whole numbers), the figures are per mille. */
+  def operationMetrics: Map[String, Long] = Map("numBytesConsidered" -> bytesConsidered,
+    "numFilesLeftAlone" -> filesLeftAlone, "numBytesLeftAlone" -> bytesLeftAlone) ++
+    rangeReadBefore.map { case (c, f) => s"rangeReadPermilleBefore.$c" -> math.round(f * 1000) } ++
+    rangeReadAfter.map { case (c, f) => s"rangeReadPermilleAfter.$c" -> math.round(f * 1000) }
+}
+
+object ClusteringStats {
+  val schema: StructType = StructType(Seq(
+    StructField("clusteringColumns", ArrayType(StringType)), StructField("numBytesConsidered", LongType),
+    StructField("numFilesLeftAlone", LongType), StructField("numBytesLeftAlone", LongType),
+    StructField("rangeReadFractionBefore", MapType(StringType, DoubleType)),
+    StructField("rangeReadFractionAfter", MapType(StringType, DoubleType))))
+}
+
 /** The result of one OPTIMIZE: returned as a row and recorded in the commit's operationMetrics. */
 final case class OptimizeMetrics(
     numFilesAdded: Long,
@@ -41,10 +64,12 @@ final case class OptimizeMetrics(
     numBatches: Long,
     totalConsideredFiles: Long,
     totalFilesSkipped: Long,
-    zOrderStats: Option[ZOrderStats]) {
+    zOrderStats: Option[ZOrderStats],
+    clusteringStats: Option[ClusteringStats] = None) {
 
   def toRow: Row = Row(numFilesAdded, numFilesRemoved, filesAdded.toRow, filesRemoved.toRow,
-    partitionsOptimized, numBatches, totalConsideredFiles, totalFilesSkipped, zOrderStats.map(_.toRow).orNull)
+    partitionsOptimized, numBatches, totalConsideredFiles, totalFilesSkipped, zOrderStats.map(_.toRow).orNull,
+    clusteringStats.map(_.toRow).orNull)
 
   def operationMetrics: Map[String, Long] = Map(
     "numAddedFiles" -> numFilesAdded,
@@ -57,7 +82,8 @@ final case class OptimizeMetrics(
     "numBatches" -> numBatches,
     "totalConsideredFiles" -> totalConsideredFiles,
     "totalFilesSkipped" -> totalFilesSkipped) ++
-    zOrderStats.map(z => Map("numOutputCubes" -> z.numOutputCubes)).getOrElse(Map.empty)
+    zOrderStats.map(z => Map("numOutputCubes" -> z.numOutputCubes)).getOrElse(Map.empty) ++
+    clusteringStats.map(_.operationMetrics).getOrElse(Map.empty)
 }
 
 object OptimizeMetrics {
@@ -70,7 +96,8 @@ object OptimizeMetrics {
     StructField("numBatches", LongType),
     StructField("totalConsideredFiles", LongType),
     StructField("totalFilesSkipped", LongType),
-    StructField("zOrderStats", ZOrderStats.schema)))
+    StructField("zOrderStats", ZOrderStats.schema),
+    StructField("clusteringStats", ClusteringStats.schema)))
 
   /** The command's output: the table path and its metrics, as Delta's OPTIMIZE returns them. */
   val outputSchema: StructType = StructType(Seq(
