@@ -131,6 +131,13 @@ def test_ranges_the_feed_does_not_cover_are_refused(spark, tmp_path):
     raises_silt(InvalidTableOperationException, lambda: read(startingVersion="3", endingVersion="2"))
     assert len(read(startingVersion="3", endingVersion="99")) == 1  # an end past the latest version: the latest
     raises_silt(UnsupportedOptionException, lambda: read(startingVersion="3", versionAsOf="1"))
+    # a value that is not a boolean is refused, not read as "off" (which would return the table's rows)
+    assert "readChangeFeed" in raises_silt(UnsupportedOptionException, lambda: spark.read.format("silt")
+                                           .option("readChangeFeed", "yes").load(t).collect())
+    # a change-feed stream reads deletes and updates: the options that skip them are refused with it
+    assert "skipChangeCommits" in raises_silt(UnsupportedOptionException, lambda: spark.readStream.format("silt")
+                                              .option("readChangeFeed", "true").option("skipChangeCommits", "true")
+                                              .load(t))
     assert "readChangeFeed" in raises_silt(UnsupportedOptionException, lambda: spark.read.format("silt")
                                            .option("startingVersion", "1").load(t).collect())
     # a table with a column named as a change row's own cannot turn the feed on

@@ -20,6 +20,9 @@ final class CommitRange private[log] (files: LogFiles, val entries: IndexedSeq[C
   /** The commitInfo of one commit of the range, if it has one. */
   def commitInfo(entry: CommitEntry): Option[CommitInfo] = actions(entry).collectFirst { case i: CommitInfo => i }
 
+  /** The first commit made at or after `timestampMs` (where a change feed or a stream starts). */
+  def firstAtOrAfter(timestampMs: Long): Option[CommitEntry] = entries.find(_.timestamp >= timestampMs)
+
   /** The last commit made at or before `timestampMs`. */
   def lastAtOrBefore(timestampMs: Long): Option[CommitEntry] = entries.takeWhile(_.timestamp <= timestampMs).lastOption
 

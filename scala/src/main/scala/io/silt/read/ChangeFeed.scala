@@ -56,18 +56,18 @@ object ChangeFeed {
   /** The versions from `start` to `end` (the latest when None), checked against the table's commits. */
   def range(log: TableLog, start: ChangeBound, end: Option[ChangeBound]): (Long, Long) = {
     val latest = log.latest().version
-    lazy val commits = log.commits().entries
+    lazy val commits = log.commits()
     val from = start match {
       case ChangeBound.AtVersion(v) => v
-      case ChangeBound.AtTime(ms, text) => commits.find(_.timestamp >= ms).map(_.version).getOrElse(
+      case ChangeBound.AtTime(ms, text) => commits.firstAtOrAfter(ms).map(_.version).getOrElse(
         throw new VersionNotFoundException(s"startingTimestamp $text is after the latest commit of ${log.tablePath} " +
-          s"(version $latest at ${new java.sql.Timestamp(commits.last.timestamp)})"))
+          s"(version $latest at ${new java.sql.Timestamp(commits.entries.last.timestamp)})"))
     }
     if (from > latest) throw new VersionNotFoundException(s"startingVersion $from of the change feed of " +
       s"${log.tablePath} is after its latest version $latest")
     val to = end.map {
       case ChangeBound.AtVersion(v) => math.min(v, latest)
-      case ChangeBound.AtTime(ms, text) => commits.takeWhile(_.timestamp <= ms).lastOption.map(_.version).getOrElse(
+      case ChangeBound.AtTime(ms, text) => commits.lastAtOrBefore(ms).map(_.version).getOrElse(
         throw new VersionNotFoundException(s"endingTimestamp $text is before the first commit of ${log.tablePath}"))
     }.getOrElse(latest)
     if (to < from) throw new InvalidTableOperationException(s"the change feed range of ${log.tablePath} from version " +

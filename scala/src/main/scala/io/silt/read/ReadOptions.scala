@@ -26,7 +26,11 @@ object ReadOptions {
 
   /** Whether the options ask for the change data feed. */
   def readsChangeFeed(options: Map[String, String]): Boolean = options.exists { case (k, v) =>
-    (k.equalsIgnoreCase("readChangeFeed") || k.equalsIgnoreCase("readChangeData")) && v.trim.equalsIgnoreCase("true")
+    (k.equalsIgnoreCase("readChangeFeed") || k.equalsIgnoreCase("readChangeData")) && (v.trim.toLowerCase match {
+      case "true" => true
+      case "false" => false
+      case _ => throw new UnsupportedOptionException(k, s"option $k must be true or false, not '$v'")
+    })
   }
 
   /**

@@ -80,7 +80,12 @@ object SourceOptions {
     val maxBytes = lower.get("maxbytespertrigger").map(v => ByteSize.parse(v).getOrElse(
       throw new UnsupportedOptionException("maxBytesPerTrigger", s"maxBytesPerTrigger must be a byte size such as " +
         s"134217728, 128m or 1g, not '$v'")))
+    val changeFeed = bool("readChangeFeed") || bool("readChangeData")
+    if (changeFeed) Seq("ignoreDeletes", "ignoreChanges", "skipChangeCommits").find(bool).foreach { k =>
+      throw new UnsupportedOptionException(k, s"option $k does not apply with readChangeFeed: a change-feed stream " +
+        "reads every delete and update as change rows; leave it out")
+    }
     SourceOptions(start, maxFiles, maxBytes, bool("ignoreDeletes"), bool("ignoreChanges"), bool("skipChangeCommits"),
-      bool("readChangeFeed") || bool("readChangeData"))
+      changeFeed)
   }
 }

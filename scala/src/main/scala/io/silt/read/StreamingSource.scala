@@ -201,11 +201,12 @@ object StreamingSource {
         }
         fromVersion(v)
       case StartingPoint.FromTimestamp(ms, text) =>
-        val available = log.commits().entries
-        available.find(_.timestamp >= ms).map(c => fromVersion(c.version)).getOrElse {
+        val available = log.commits()
+        available.firstAtOrAfter(ms).map(c => fromVersion(c.version)).getOrElse {
           throw new VersionNotFoundException(s"cannot start a stream of ${log.tablePath} at timestamp $text " +
             s"(startingTimestamp): it is after the latest commit (version ${snapshot.version} at " +
-            s"${new java.sql.Timestamp(available.last.timestamp)}); use a timestamp at or before it, or startingVersion 'latest'")
+            s"${new java.sql.Timestamp(available.entries.last.timestamp)}); use a timestamp at or before it, or " +
+            "startingVersion 'latest'")
         }
     }
   }

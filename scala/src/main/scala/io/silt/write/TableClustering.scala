@@ -21,14 +21,15 @@ object TableClustering {
   def forCommit(txn: OptimisticTransaction, requested: Option[Seq[String]], defines: Boolean,
       replacing: Boolean = false): Seq[DomainMetadata] = {
     val path = txn.log.tablePath.toString
-    val current = if (!txn.tableExists) None else txn.readSnapshot.flatMap(s => Clustering.physicalColumns(s.domains))
+    // Lazy: the domains need the snapshot's file-level state, which a write without clustering never reads.
+    lazy val current = if (!txn.tableExists) None else txn.readSnapshot.flatMap(s => Clustering.physicalColumns(s.domains))
     def clusteredBy(physical: Seq[Seq[String]]): Seq[DomainMetadata] = {
       TableWriter.upgradeProtocol(txn, txn.metadata, clustered = true)
       Seq(Clustering.domain(physical))
     }
-    (requested, current) match {
-      case (Some(columns), _) if defines => clusteredBy(ClusteringColumns.resolve(path, txn.metadata, columns))
-      case (Some(columns), _) =>
+    requested match {
+      case Some(columns) if defines => clusteredBy(ClusteringColumns.resolve(path, txn.metadata, columns))
+      case Some(columns) =>
         val physical = ClusteringColumns.resolve(path, txn.metadata, columns)
         if (!current.exists(ClusteringColumns.same(_, physical))) {
           val now = current.map(c => s"clustered by (${Clustering.logicalNames(txn.metadata.schema, c).mkString(", ")})")
@@ -37,7 +38,8 @@ object TableClustering {
             "write's clusterBy must match the table's; change it with ALTER TABLE … CLUSTER BY (…)")
         }
         Nil
-      case (None, Some(physical)) if defines =>
+      case None if defines && current.isDefined =>
+        val physical = current.get
         val previous = txn.readSnapshot.get.metadata.schema
         val kept = if (replacing) None else scala.util.Try(ClusteringColumns.resolve(path, txn.metadata,
           Clustering.logicalNames(previous, physical))).toOption
