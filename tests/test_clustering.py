@@ -106,6 +106,26 @@ def test_ctas_dataframe_writers_and_alter(spark, tmp_path):
     raises_silt(silt.InvalidTableOperationException, lambda: spark.sql(f"ALTER TABLE silt.`{q}` CLUSTER BY (id)"))
 
 
+def test_replace_table_sets_or_clears_the_clustering(spark, tmp_path):
+    """As delta-spark 4.4 does: REPLACE without CLUSTER BY leaves the table clustered by none (the
+    feature stays, the domain holds []); REPLACE with CLUSTER BY clusters a table that was not."""
+    t = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{t}` (a INT, b INT) USING silt CLUSTER BY (a)")
+    spark.sql(f"INSERT INTO silt.`{t}` VALUES (1, 2)")
+    spark.sql(f"REPLACE TABLE silt.`{t}` (a INT, b INT) USING silt")
+    assert domain(t, 2) == []
+    info = [a["commitInfo"] for a in log(t, 2) if "commitInfo" in a][0]
+    assert info["operation"] == "REPLACE TABLE" and json.loads(info["operationParameters"]["clusterBy"]) == []
+    d = detail(spark, t)
+    assert d["clusteringColumns"] == [] and "clustering" in d["tableFeatures"]
+    assert spark.read.format("silt").load(t).count() == 0
+
+    u = str(tmp_path / "u")
+    spark.sql(f"CREATE TABLE silt.`{u}` (a INT, b INT) USING silt")
+    spark.sql(f"REPLACE TABLE silt.`{u}` USING silt CLUSTER BY (b) AS SELECT 1 AS a, 2 AS b")
+    assert domain(u, 1) == [["b"]] and detail(spark, u)["clusteringColumns"] == ["b"]
+
+
 def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     t = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")

@@ -58,6 +58,11 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     }
   }
 
+  // A path identifier names a table when a log is there, so that REPLACE TABLE silt.`/path` and
+  // CREATE TABLE IF NOT EXISTS silt.`/path` see it (Spark asks this before staging).
+  override def tableExists(ident: Identifier): Boolean =
+    if (SiltCatalog.isPathIdentifier(ident)) TableLog.forPath(spark, ident.name).exists else super.tableExists(ident)
+
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
     case t: SiltTableV2 if changes.size == 1 && changes.head.isInstanceOf[TableChange.ClusterBy] =>
       TableClustering.alter(spark, t.path,

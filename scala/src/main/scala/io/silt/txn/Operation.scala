@@ -54,13 +54,13 @@ object Operation {
   }
 
   /** CREATE / REPLACE / CREATE OR REPLACE TABLE, `asSelect` with a query's rows. */
-  final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String], clusterBy: Seq[String],
+  final case class CreateOrReplace(mode: CreateMode, asSelect: Boolean, partitionBy: Seq[String], clusterBy: Option[Seq[String]],
       properties: Map[String, String], description: Option[String], metrics: Map[String, Long],
       override val userMetadata: Option[String]) extends Operation {
     def name: String = mode.statement + (if (asSelect) " AS SELECT" else "")
     def parameters: Map[String, String] = Map("partitionBy" -> Json.array(partitionBy),
       "properties" -> Json.obj(properties)) ++ description.map("description" -> _) ++
-      Some("clusterBy" -> Json.array(clusterBy)).filter(_ => clusterBy.nonEmpty)
+      clusterBy.map(c => "clusterBy" -> Json.array(c))
   }
 
   /** ALTER TABLE … CLUSTER BY (…) / CLUSTER BY NONE. */

@@ -135,7 +135,9 @@ object TableWriter {
       metadata, opts.fileWriterOptions)).getOrElse(Nil)
     val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
     val now = System.currentTimeMillis()
-    val op = Operation.CreateOrReplace(mode, data.isDefined, metadata.partitionColumns, table.clusterBy.getOrElse(Nil),
+    // Recorded whenever the commit sets the clustering: [] when a REPLACE clears it, as Delta does.
+    val clusterBy = if (clustering.isEmpty) None else Some(table.clusterBy.getOrElse(Nil))
+    val op = Operation.CreateOrReplace(mode, data.isDefined, metadata.partitionColumns, clusterBy,
       defined.properties, table.description,
       Map("numFiles" -> added.size.toLong,
         "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
