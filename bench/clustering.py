@@ -4,7 +4,8 @@ reference Delta Lake's liquid clustering, on the optimize benchmark's data: the 
 OPTIMIZE (the fraction of files a 1% range on x, on y and a 1% box on (x, y) must read) and its
 time, then rounds of appending 10% new rows as 20 small files and optimizing again: bytes rewritten
 and the layout after each round. Then Z-order against Hilbert order at file counts that are not
-powers of 4. Each engine runs in a child JVM of its own (bench/runner.py), one after the other.
+powers of 4 (Silt's files are whole blocks of the curve, the same for both curves, wherever a file
+can be one; they differ where a file is a run of sibling blocks). Each engine runs in a child JVM of its own (bench/runner.py), one after the other.
 """
 import argparse
 import statistics
@@ -196,7 +197,7 @@ def parser():
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=10, help="rounds of 10%% appends and OPTIMIZE")
     ap.add_argument("--queries", type=int, default=50, help="predicates of each kind the layout is scored on")
-    ap.add_argument("--curve-files", default="48,100,128",
+    ap.add_argument("--curve-files", default="32,48,100",
                     help="file counts (comma-separated) at which Z-order and Hilbert order are compared")
     ap.add_argument("--no-reference", dest="reference", action="store_false", help="leave out the reference engine")
     return ap
@@ -223,7 +224,7 @@ def summary_rows(r):
                          f"rewrote {v['total_bytes_rewritten'] / r['input_bytes']:.2f}x the input; worst layout "
                          f"{w['range_x']:.3f} / {w['range_y']:.3f} / {w['box_xy']:.3f}"))
     for n, by_curve in r.get("curves", {}).items():
-        rows.append(("clustering", f"ZORDER at {n} files, z-order vs hilbert (x / y / box)",
-                     "  vs  ".join(f"{q['range_x']:.3f} / {q['range_y']:.3f} / {q['box_xy']:.3f}"
+        rows.append(("clustering", f"ZORDER at {n} files: z-order vs hilbert (x / y / box, files)",
+                     "  vs  ".join(f"{q['range_x']:.3f} / {q['range_y']:.3f} / {q['box_xy']:.3f}, {q['files']}"
                                    for q in (by_curve["zorder"], by_curve["hilbert"]))))
     return rows
