@@ -2,27 +2,67 @@
 VENV    := .venv
 PY      := $(VENV)/bin/python
 VERSION := 0.1.0
-JAR     := target/silt-spark_2.13-$(VERSION).jar
 SBT     := bin/sbt
+JARS    := python/silt/jars
 
-.PHONY: build venv jar test test-scala test-python demo bench reliability fuzz clean
+# One jar per Spark minor. For each: the Spark release it is compiled against (from Maven Central,
+# or, where Maven Central lacks it, the jars inside that pyspark release), and the pyspark release
+# its smoke tests run on (the newest patch release on PyPI). The default minor is the development
+# environment's (.venv) and gets the full test suite.
+DEFAULT_MINOR := 4.2
+OTHER_MINORS  := 4.0 4.1 4.3
+BUILD_4.0     := 4.0.1
+BUILD_4.1     := 4.1.3
+BUILD_4.2     := 4.2.0
+BUILD_4.3     := 4.3.0
+PYSPARK_4.0   := 4.0.5
+PYSPARK_4.1   := 4.1.4
+PYSPARK_4.2   := 4.2.0
+PYSPARK_4.3   := 4.3.0
+FROM_PYSPARK  := 4.3
+VENVS         := .venvs
 
-build: venv jar
+.PHONY: build venv jar jars test test-scala test-python test-versions demo bench reliability fuzz clean
 
-# The Python environment: the silt package (editable, so it sees the jar built below) and test deps.
+build: venv jars
+
+# The Python environment: the silt package (editable, so it sees the jars built below) and test deps.
 venv: $(VENV)/.installed
 $(VENV)/.installed: python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e "python[test,interop,plot,connect]"
+	$(PY) -m pip install -q -e "python[test,interop,plot,connect]" "pyspark[connect]==$(PYSPARK_$(DEFAULT_MINOR))"
 	touch $@
 
-# The engine jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.
+# A virtual environment per other Spark minor, with that pyspark: where its smoke tests run.
+$(VENVS)/spark-%/.installed: python/pyproject.toml
+	test -x $(VENVS)/spark-$*/bin/python || python3 -m venv $(VENVS)/spark-$*
+	$(VENVS)/spark-$*/bin/python -m pip install -q --upgrade pip
+	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop]" "pyspark==$(PYSPARK_$*)"
+	touch $@
+
+# The default minor's jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.
 jar:
 	$(SBT) package generatePythonParser < /dev/null
-	mkdir -p python/silt/jars
-	rm -f python/silt/jars/*.jar
-	cp $(JAR) python/silt/jars/
+	$(call install_jar,$(DEFAULT_MINOR))
+
+# Every minor's jar (the wheel bundles them all; silt.configure picks the running pyspark's).
+jars: jar $(addprefix jar-,$(OTHER_MINORS))
+
+# A minor compiled against its pyspark's jars needs that environment first.
+$(addprefix jar-,$(FROM_PYSPARK)): jar-%: $(VENVS)/spark-%/.installed
+jar-%:
+	$(SBT) -Dsilt.spark=$(BUILD_$*) $(if $(filter $*,$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$*)) package < /dev/null
+	$(call install_jar,$*)
+
+# The jars folder inside a venv's pyspark.
+pyspark_jars = $$($(VENVS)/spark-$(1)/bin/python -c 'import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+
+define install_jar
+	mkdir -p $(JARS)
+	rm -f $(JARS)/silt-spark_$(1)_2.13-*.jar
+	cp target/spark-$(1)/silt-spark_$(1)_2.13-$(VERSION).jar $(JARS)/
+endef
 
 test-scala:
 	$(SBT) test < /dev/null
@@ -31,7 +71,14 @@ test-python: build
 	cd python && ../$(PY) -m mypy silt
 	$(PY) -m pytest tests -q -p no:cacheprovider
 
-test: build test-scala test-python
+# The smoke subset (tests marked smoke) on each other Spark minor, in its own environment.
+test-versions: jars $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
+	set -e; for m in $(OTHER_MINORS); do \
+	  echo "== smoke tests on pyspark $$($(VENVS)/spark-$$m/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
+	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m smoke; \
+	done
+
+test: build test-scala test-python test-versions
 
 demo: build
 	$(PY) examples/demo.py
@@ -49,4 +96,4 @@ fuzz: build
 	SILT_FUZZ_CASES=20000 $(PY) -m pytest tests/test_sql_fuzz.py -q -p no:cacheprovider
 
 clean:
-	rm -rf target project/target python/silt/jars python/silt/sql/generated $(VENV)
+	rm -rf target project/target python/silt/jars python/silt/sql/generated $(VENV) $(VENVS)

@@ -1,5 +1,23 @@
 // sbt build of the Silt engine jar: Spark is provided, the SQL parser is generated from grammar/.
-val sparkVersion = "4.2.0"
+// One jar per Spark minor: -Dsilt.spark=4.3.0 selects the release built against (4.2.0 by default).
+val sparkVersion = sys.props.getOrElse("silt.spark", "4.2.0")
+val sparkMinor = sparkVersion.split('.').take(2).mkString(".")
+// A Spark release Maven Central lacks is compiled against the jars inside its pyspark release:
+// -Dsilt.spark.jars=<folder of that release's jars> (the Makefile fetches and unpacks it).
+val sparkJars = sys.props.get("silt.spark.jars").map(file)
+// Code that differs between Spark minors lives in scala/src/shims/spark-A (one minor) or
+// spark-A-B (minors A to B); a build compiles the folders whose range holds its minor.
+val SupportedMinors = Seq("4.0", "4.1", "4.2", "4.3")
+def minorKey(v: String): (Int, Int) = {
+  if (!SupportedMinors.contains(sparkMinor)) sys.error(s"Silt builds for Spark ${SupportedMinors.mkString(", ")}, not $sparkMinor")
+  val p = v.split('.')
+  (p(0).toInt, p(1).toInt)
+}
+def shimApplies(folder: String): Boolean = folder.stripPrefix("spark-").split('-').map(minorKey) match {
+  case Array(only) => only == minorKey(sparkMinor)
+  case Array(lo, hi) => Ordering[(Int, Int)].lteq(lo, minorKey(sparkMinor)) && Ordering[(Int, Int)].lteq(minorKey(sparkMinor), hi)
+}
+val sparkDependency = if (sparkJars.isDefined) Nil else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)
 val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
 
 ThisBuild / organization := "io.silt"
@@ -27,14 +45,18 @@ lazy val root = (project in file("."))
   .configs(Antlr)
   .settings(
     name := "silt-spark",
+    // Each Spark minor compiles into a folder of its own, so that switching does not recompile the others.
+    target := baseDirectory.value / "target" / s"spark-$sparkMinor",
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
+    Compile / unmanagedSourceDirectories ++= (baseDirectory.value / "scala" / "src" / "shims" * "spark-*").get
+      .filter(d => shimApplies(d.getName)),
     Compile / javaSource := baseDirectory.value / "scala" / "src" / "main" / "java",
     Compile / resourceDirectory := baseDirectory.value / "scala" / "src" / "main" / "resources",
     Test / scalaSource := baseDirectory.value / "scala" / "src" / "test" / "scala",
     Test / resourceDirectory := baseDirectory.value / "scala" / "src" / "test" / "resources",
     ivyConfigurations += Antlr,
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+    Compile / unmanagedJars ++= sparkJars.toSeq.flatMap(d => (d * "*.jar").classpath),
+    libraryDependencies ++= sparkDependency ++ Seq(
       // S3A and the SDK's S3 client, for listing a log on S3 from a key on (the user's session brings them).
       ("org.apache.hadoop" % "hadoop-aws" % "3.5.0" % Provided).exclude("software.amazon.awssdk", "bundle"),
       "software.amazon.awssdk" % "s3" % "2.35.4" % Provided,
@@ -54,6 +76,12 @@ lazy val root = (project in file("."))
       cached(Set(grammar)).toSeq.filter(_.getName.endsWith(".java"))
     },
     Compile / sourceGenerators += generateParser.taskValue,
+    // The Spark release the jar is built for, checked against the running one (config.SiltVersion).
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "io" / "silt" / "build.properties"
+      IO.write(out, s"spark.version=$sparkVersion\n")
+      Seq(out)
+    }.taskValue,
     generatePythonParser := {
       val cp = update.value.select(configurationFilter("antlr"))
       val grammar = baseDirectory.value / "grammar" / "SiltSqlBase.g4"
@@ -73,4 +101,4 @@ lazy val root = (project in file("."))
   )
 
 lazy val assemblyLikeJarName = Compile / packageBin / artifactPath :=
-  target.value / s"silt-spark_2.13-${version.value}.jar"
+  target.value / s"silt-spark_${sparkMinor}_2.13-${version.value}.jar"

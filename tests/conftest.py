@@ -51,8 +51,12 @@ def load_canon():
 
 
 def silt_jar():
-    jars = sorted((REPO_ROOT / "python" / "silt" / "jars").glob("silt-spark_*.jar"))
-    return jars[-1] if jars else None
+    """The engine jar for the installed pyspark, or None when it is not built."""
+    import silt
+    try:
+        return silt.jar_path()
+    except silt.UnsupportedSparkVersionException:
+        return None
 
 
 def python_env():

@@ -28,6 +28,7 @@ from silt.errors import (
     SourceTableReplacedException,
     StreamingSourceException,
     UnsupportedOptionException,
+    UnsupportedSparkVersionException,
     UnsupportedTableFeatureException,
     VersionNotFoundException,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "SourceSchemaChangedException",
     "SourceTableReplacedException",
     "UnsupportedOptionException",
+    "UnsupportedSparkVersionException",
     "UnsupportedTableFeatureException",
     "VersionNotFoundException",
 ]

@@ -72,6 +72,10 @@ class AtomicCommitUnavailableException(SiltException):
     """The table's storage cannot create a commit atomically; see the README's Object stores."""
 
 
+class UnsupportedSparkVersionException(SiltException):
+    """The running Spark is a release Silt has no jar for, or not the one the loaded jar was built for."""
+
+
 class InvalidTableOperationException(SiltException):
     """The operation is not valid for this table or these arguments."""
 
@@ -139,6 +143,7 @@ _BY_NAME = {
         SourceRowsChangedException,
         SourceSchemaChangedException,
         SourceTableReplacedException,
+        UnsupportedSparkVersionException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

@@ -20,14 +20,49 @@ STORAGES = ("s3",)
 B = TypeVar("B")
 
 
-def jar_path() -> Path:
-    """The engine jar bundled with this package, e.g. for ``spark-submit --jars``."""
-    jars = sorted((Path(__file__).parent / "jars").glob("silt-spark_2.13-*.jar"))
+# The Spark minors a jar is bundled for (silt-spark_<minor>_2.13-<version>.jar each).
+SPARK_MINORS = ("4.0", "4.1", "4.2", "4.3")
+
+
+def spark_minor(version: Optional[str] = None) -> str:
+    """"4.2" for pyspark 4.2.1: the installed pyspark's major.minor, or that of ``version``."""
+    if version is None:
+        import pyspark
+        version = pyspark.__version__
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if not m:
+        raise ValueError(f"not a Spark version: {version!r}")
+    return f"{m.group(1)}.{m.group(2)}"
+
+
+def jar_path(spark_version: Optional[str] = None) -> Path:
+    """The engine jar for the installed pyspark (or for Spark ``spark_version``), e.g. for ``spark-submit --jars``.
+
+    Raises UnsupportedSparkVersionException for a Spark minor Silt has no jar for."""
+    from silt.errors import UnsupportedSparkVersionException
+
+    minor = spark_minor(spark_version)
+    shown = spark_version or _pyspark_version()
+    if minor not in SPARK_MINORS:
+        raise UnsupportedSparkVersionException(
+            f"Silt supports Spark {', '.join(SPARK_MINORS)}, not {shown}: install a supported pyspark "
+            f"(pip install 'pyspark>={SPARK_MINORS[0]},<{_next_minor(SPARK_MINORS[-1])}')")
+    jars = sorted((Path(__file__).parent / "jars").glob(f"silt-spark_{minor}_2.13-*.jar"))
     if not jars:
-        raise FileNotFoundError(
-            "the Silt engine jar is missing from the silt package; build it with `make build`"
-        )
+        raise UnsupportedSparkVersionException(
+            f"the Silt engine jar for Spark {minor} (silt-spark_{minor}_2.13) is missing from the silt package "
+            f"(running {shown}); build it with `make jars`")
     return jars[-1]
+
+
+def _pyspark_version() -> str:
+    import pyspark
+    return f"pyspark {pyspark.__version__}"
+
+
+def _next_minor(minor: str) -> str:
+    major, m = minor.split(".")
+    return f"{major}.{int(m) + 1}"
 
 
 def configure(builder: B, storage: Optional[str] = None, catalog: bool = True) -> B:

@@ -1,6 +1,7 @@
 package io.silt
 
 import io.silt.catalog.{ResolveDynamicOverwrite, ResolveSiltRelations}
+import io.silt.config.SiltVersion
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
@@ -14,6 +15,8 @@ import org.apache.spark.sql.SparkSessionExtensions
  */
 class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit = {
+    // A jar of another Spark minor would fail later on a changed internal API, far from the cause.
+    SiltVersion.checkRunningSpark(org.apache.spark.SPARK_VERSION)
     ext.injectParser((spark, delegate) => new SiltSqlParser(delegate, Some(spark)))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectResolutionRule(_ => ResolveDml)

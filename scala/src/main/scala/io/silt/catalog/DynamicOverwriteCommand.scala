@@ -3,7 +3,8 @@ package io.silt.catalog
 import io.silt.errors.InvalidTableOperationException
 import io.silt.write.{TableWriter, WriteOptions}
 import org.apache.spark.sql.{Row, SaveMode, SparkSession}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, OverwritePartitionsDynamic}
+import io.silt.shims.DynamicOverwrite
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -31,7 +32,7 @@ final case class DynamicOverwriteCommand(table: SiltTableV2, query: LogicalPlan,
 /** Turns a resolved dynamic INSERT OVERWRITE of a Silt table into [[DynamicOverwriteCommand]]. */
 object ResolveDynamicOverwrite extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case o @ OverwritePartitionsDynamic(r: DataSourceV2Relation, query, options, _, evolve, _)
+    case o @ DynamicOverwrite(r: DataSourceV2Relation, query, options, evolve)
         if r.table.isInstanceOf[SiltTableV2] && o.resolved && o.outputResolved =>
       DynamicOverwriteCommand(r.table.asInstanceOf[SiltTableV2], query, options, evolve)
   }

@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable,
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import io.silt.shims.MergeEvolution
 
 /**
  * Replaces a read of a Silt catalog table with Spark's file scan over the table's snapshot, so
@@ -23,16 +24,17 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     // The target of a MERGE WITH SCHEMA EVOLUTION stays a V2 relation until Spark has planned the
     // source's new columns; then it is widened with them.
-    val evolving = plan.collect { case m: MergeIntoTable if m.withSchemaEvolution => siltTarget(m) }.flatten
+    val evolving = plan.collect { case m: MergeIntoTable if MergeEvolution.requested(m) => siltTarget(m) }.flatten
     plan.resolveOperatorsUp {
-      case m: MergeIntoTable if m.withSchemaEvolution && siltTarget(m).isDefined =>
+      case m: MergeIntoTable if MergeEvolution.requested(m) && siltTarget(m).isDefined =>
         if (!MergeSchemaEvolution.ready(m)) m else {
           val r = siltTarget(m).get
           val t = r.table.asInstanceOf[SiltTableV2]
           MergeSchemaEvolution.againstWidenedTarget(spark, m, r, t.snapshot, t.catalogTable)
         }
-      case r @ DataSourceV2Relation(t: SiltTableV2, output, _, _, options, _) if !evolving.exists(_ eq r) =>
-        val given = options.asCaseSensitiveMap.asScala.toMap
+      case r: DataSourceV2Relation if r.table.isInstanceOf[SiltTableV2] && !evolving.exists(_ eq r) =>
+        val (t, output) = (r.table.asInstanceOf[SiltTableV2], r.output)
+        val given = r.options.asCaseSensitiveMap.asScala.toMap
         if (ReadOptions.readsChangeFeed(given)) changeFeedOf(t, output, given) else {
           val table = withReadOptions(t, given)
           LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
@@ -41,7 +43,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
   }
 
   private def siltTarget(m: MergeIntoTable): Option[DataSourceV2Relation] = EliminateSubqueryAliases(m.targetTable) match {
-    case r @ DataSourceV2Relation(_: SiltTableV2, _, _, _, _, _) => Some(r)
+    case r: DataSourceV2Relation if r.table.isInstanceOf[SiltTableV2] => Some(r)
     case _ => None
   }
 

@@ -11,13 +11,13 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
-import org.apache.spark.sql.connector.catalog.{SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange,
-  TruncatableTable}
+import org.apache.spark.sql.connector.catalog.{SupportsWrite, TableCapability, TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 import org.apache.spark.sql.silt.TableWithV1Fallback
+import io.silt.shims.SchemaEvolvingTable
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -30,7 +30,7 @@ final case class SiltTableV2(
     catalogTable: Option[CatalogTable] = None,
     timeTravel: TimeTravel = TimeTravel.Latest,
     tableName: Option[String] = None) extends TableWithV1Fallback with SupportsWrite with TruncatableTable
-    with SupportsSchemaEvolution {
+    with SchemaEvolvingTable {
 
   lazy val log: TableLog = TableLog.forPath(spark, path.toString)
   lazy val snapshot: Snapshot = timeTravel.snapshot(log)
@@ -51,13 +51,8 @@ final case class SiltTableV2(
       m.description.map("comment" -> _)).asJava
   }
 
-  // AUTOMATIC_SCHEMA_EVOLUTION lets Spark plan MERGE WITH SCHEMA EVOLUTION with the source's new
-  // columns; Silt widens the target itself (dml.MergeSchemaEvolution), so Spark may apply no
-  // change of its own (which would be a commit before the MERGE's).
   override def capabilities(): util.Set[TableCapability] =
-    Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC, TRUNCATE, AUTOMATIC_SCHEMA_EVOLUTION).asJava
-
-  override def supportsColumnChange(change: TableChange.ColumnChange): Boolean = false
+    (Set(V1_BATCH_WRITE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC, TRUNCATE) ++ schemaEvolutionCapabilities).asJava
 
   /** TRUNCATE TABLE: all rows removed in one commit. */
   override def truncateTable(): Boolean = {

@@ -78,6 +78,12 @@ class MissingDataFileException(val file: String, cause: Throwable = null)
 class ConstraintViolationException(val constraint: String, detail: String)
     extends SiltException(detail)
 
+/** The running Spark is not the minor release this Silt jar was built for (each Spark minor has a jar of its own). */
+class UnsupportedSparkVersionException(val running: String, val builtFor: String)
+    extends SiltException(s"this Silt jar is built for Spark $builtFor, but Spark $running is running: use the jar " +
+      s"silt-spark_${running.split('.').take(2).mkString(".")}_2.13 (silt.configure picks it for the installed " +
+      "pyspark); Silt supports Spark 4.0 to 4.3")
+
 /** An option or setting Silt does not implement (or a value it does not accept); names it and what to do. */
 class UnsupportedOptionException(val option: String, detail: String)
     extends SiltException(detail)

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import io.silt.config.SiltSettings
+import io.silt.shims.{DelegatingParser, MergeEvolution}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -16,7 +17,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * Parses Silt's statements with the shared grammar and hands everything else to Spark's
  * parser, so that Spark's own error messages stay as they are for non-Silt SQL.
  */
-class SiltSqlParser(delegate: ParserInterface, spark: Option[SparkSession] = None) extends ParserInterface {
+class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[SparkSession] = None) extends DelegatingParser {
   private val builder = new SiltSqlAstBuilder
 
   override def parsePlan(sqlText: String): LogicalPlan =
@@ -24,8 +25,8 @@ class SiltSqlParser(delegate: ParserInterface, spark: Option[SparkSession] = Non
 
   /** With `spark.silt.schema.autoMerge.enabled`, a MERGE evolves the schema as MERGE WITH SCHEMA EVOLUTION does. */
   private def withAutoMerge(plan: LogicalPlan): LogicalPlan = plan match {
-    case m: MergeIntoTable if !m.withSchemaEvolution && spark.exists(s => SiltSettings.SchemaAutoMerge(s)) =>
-      m.copy(withSchemaEvolution = true)
+    case m: MergeIntoTable if !MergeEvolution.requested(m) && spark.exists(s => SiltSettings.SchemaAutoMerge(s)) =>
+      MergeEvolution.withEvolution(m, SiltSettings.SchemaAutoMerge.key)
     case other => other
   }
 

@@ -69,18 +69,9 @@ object DataFileWriter {
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
-    try FileFormatWriter.write(
-      sparkSession = session,
-      plan = qe.executedPlan,
-      fileFormat = new SiltParquetFileFormat,
-      committer = committer,
-      outputSpec = FileFormatWriter.OutputSpec(root.toString, Map.empty, output),
-      hadoopConf = hadoopConf,
-      partitionColumns = partitionAttrs,
-      bucketSpec = None,
-      statsTrackers = Seq(statsTracker),
-      options = options,
-      numStaticPartitionCols = 0) catch {
+    try FileFormatWriterCall.write(session, qe.executedPlan, new SiltParquetFileFormat, committer,
+      FileFormatWriter.OutputSpec(root.toString, Map.empty, output), hadoopConf, partitionAttrs, Seq(statsTracker),
+      options) catch {
       // a constraint violated in a task: the typed error, not Spark's job failure around it
       case NonFatal(e) => throw SiltException.rootOf(e).getOrElse(e)
     }

@@ -5,7 +5,6 @@ import io.silt.errors.UnsupportedOptionException
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode}
 import org.apache.spark.sql.execution.streaming.Sink
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.sql.streaming.OutputMode
 
@@ -34,7 +33,7 @@ final class StreamingSink(path: Path, options: Map[String, String], partitionCol
 
   override def addBatch(batchId: Long, data: DataFrame): Unit = {
     val spark = data.sparkSession
-    val queryId = spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY)
+    val queryId = spark.sparkContext.getLocalProperty(StreamingSink.QueryIdKey)
     val parsed = WriteOptions.fromOptions(spark, mode, writeOptions, Some(partitionColumns).filter(_.nonEmpty))
     // The session's txnAppId would be replaced by the query's: refused rather than ignored.
     if (parsed.appTransaction.isDefined) WriteOptions.refuseStreamIdempotence(Map(SiltSettings.TxnAppId.key -> ""))
@@ -49,6 +48,8 @@ final class StreamingSink(path: Path, options: Map[String, String], partitionCol
 }
 
 object StreamingSink {
+  /** The local property a streaming query's id is in (Spark's StreamExecution.QUERY_ID_KEY, which moved package in 4.1). */
+  val QueryIdKey = "sql.streaming.queryId"
   /** Options of the streaming query itself, not of the writes. */
   val QueryOptions: Seq[String] = Seq("checkpointLocation", "queryName", "path")
   /** Write options that only make sense for a batch overwrite. */
