@@ -36,6 +36,7 @@ def peers_ids(path):
     return sorted(pa.table(rs).column("id").to_pylist()), sorted(read_duckdb(path).column("id").to_pylist())
 
 
+@pytest.mark.smoke
 def test_classic_checkpoint_every_ten_commits(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.createDataFrame([], "id long, k int").write.format("silt").partitionBy("k").save(p)
@@ -74,6 +75,7 @@ def test_silt_reads_a_checkpoint_written_by_delta_rs(spark, tmp_path):
     assert sorted((r["id"], r["k"]) for r in rows) == [(i, i // 10) for i in range(30)]
 
 
+@pytest.mark.smoke
 def test_v2_checkpoint_with_sidecars(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "
@@ -133,6 +135,7 @@ def test_log_cleanup_keeps_time_travel_within_retention(spark, tmp_path):
     assert spark.read.format("silt").load(p).count() == 100
 
 
+@pytest.mark.smoke
 def test_vacuum(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")

@@ -126,6 +126,7 @@ def test_replace_table_sets_or_clears_the_clustering(spark, tmp_path):
     assert domain(u, 1) == [["b"]] and detail(spark, u)["clusteringColumns"] == ["b"]
 
 
+@pytest.mark.smoke
 def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     t = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")

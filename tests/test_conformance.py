@@ -16,6 +16,8 @@ import pytest
 
 from conftest import CONFORMANCE_DIR, copy_table, load_canon
 
+pytestmark = pytest.mark.smoke  # the whole corpus, on every Spark minor
+
 # The one list of not-yet-implemented features: feature tag -> why.
 NOT_YET: dict[str, str] = {}
 

@@ -35,6 +35,7 @@ def last_metrics(spark, path):
     return spark.sql(f"DESCRIBE HISTORY '{path}' LIMIT 1").first()
 
 
+@pytest.mark.smoke
 def test_delete_marks_rows_without_rewriting_files(spark, tmp_path):
     p = str(tmp_path / "t")
     t = make_table(spark, p, dvs=True)
@@ -123,6 +124,7 @@ def test_row_indexes_are_parquet_positions_in_every_read_path(spark, tmp_path, d
         assert all(ids[r["file_path"].replace("file:", "")][r["row_index"]] == r["id"] for r in got), name
 
 
+@pytest.mark.smoke
 def test_deleted_rows_are_dropped_in_every_read_path_of_every_column_type(spark, tmp_path):
     # The reader compacts batches in place (or skips rows when it reads rows), so the plan of a
     # plain scan holds no filter. Nulls in every column type; two DELETEs so the DVs are unions.
@@ -201,6 +203,7 @@ def test_partition_predicate_drops_whole_files(spark, tmp_path):
     assert last_metrics(spark, p)["operationMetrics"]["numRemovedFiles"] == "4"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("dvs", [True, False])
 def test_update_and_merge_agree_across_modes(spark, tmp_path, dvs):
     p = str(tmp_path / "t")
@@ -292,6 +295,7 @@ def test_merge_source_rows_that_match_twice_are_allowed_for_inserts_and_an_uncon
     assert m["numDeletedRows"] == "5" and m["numSourceRows"] == "4"
 
 
+@pytest.mark.smoke
 def test_merge_not_matched_by_source(spark, tmp_path):
     p = str(tmp_path / "t")
     make_table(spark, p, dvs=True, rows=10, files_per_day=1)

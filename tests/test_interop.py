@@ -108,7 +108,12 @@ def write_dataset_deltalake(path):
 
 
 def run_reference(ops):
-    """One reference-Delta subprocess doing all `ops`; returns their results in order."""
+    """One reference-Delta subprocess doing all `ops`; returns their results in order. Skips the
+    test on a Spark minor no reference Delta Lake release is built for (4.3)."""
+    from reference_delta import DELTA_PACKAGE
+    if DELTA_PACKAGE is None:
+        import pyspark
+        pytest.skip(f"no reference Delta Lake release is built for Spark {pyspark.__version__}")
     cmd = [sys.executable, str(INTEROP_DIR / "reference_delta.py"),
            json.dumps({"canon": str(CANON_PY), "ops": ops})]
     proc = subprocess.run(cmd, env=python_env(), capture_output=True, text=True,
@@ -210,6 +215,7 @@ def test_duckdb_reads_silt(silt_table):
 
 @pytest.mark.parametrize("i,version", list(enumerate(VERSIONS + [None])),
                          ids=[f"v{v}" for v in VERSIONS] + ["latest"])
+@pytest.mark.smoke
 def test_reference_reads_silt(reference, i, version):
     if reference["silt_error"] is not None:
         pytest.fail(f"Silt could not write the table: {reference['silt_error']}")
@@ -234,6 +240,7 @@ def test_silt_reads_deltalake(spark, deltalake_table, version):
                  read_silt(spark, deltalake_table, version))
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("version", VERSIONS + [None], ids=[f"v{v}" for v in VERSIONS] + ["latest"])
 def test_silt_reads_reference(spark, reference, version):
     assert reference["write"]["ok"], f"reference Delta could not write: {reference['write']['error']}"

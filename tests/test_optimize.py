@@ -31,6 +31,7 @@ def small_files(spark, tmp_path):
     return p
 
 
+@pytest.mark.smoke
 def test_compaction_rewrites_small_files_and_keeps_rows(spark, small_files):
     before = content(spark.read.format("silt").load(small_files))
     assert num_files(spark, small_files) == 18
@@ -69,6 +70,7 @@ def test_min_file_size_leaves_large_files(spark, small_files):
     assert m["numFilesRemoved"] == 0 and m["totalFilesSkipped"] == 18
 
 
+@pytest.mark.smoke
 def test_zorder_clusters_two_columns(spark, tmp_path):
     p = str(tmp_path / "z")
     (spark.range(0, 200_000, numPartitions=16)

@@ -5,6 +5,7 @@ import silt
 from silt.errors import translate
 
 
+@pytest.mark.smoke
 def test_create_insert_overwrite_and_history(spark, tmp_path):
     spark.sql("CREATE TABLE events (id BIGINT, day INT, city STRING) USING silt PARTITIONED BY (day) "
               "TBLPROPERTIES ('delta.appendOnly' = 'false', 'owner.team' = 'data')")
@@ -28,6 +29,7 @@ def test_create_insert_overwrite_and_history(spark, tmp_path):
     spark.sql("DROP TABLE events")
 
 
+@pytest.mark.smoke
 def test_ctas_and_path_tables(spark, tmp_path):
     p = str(tmp_path / "byPath")
     spark.sql(f"CREATE TABLE silt.`{p}` USING silt AS SELECT id, id % 3 AS k FROM range(10)")

@@ -30,6 +30,7 @@ def rows(df, *cols):
     return sorted(tuple(r) for r in df.select(*cols).collect()) if cols else sorted(tuple(r) for r in df.collect())
 
 
+@pytest.mark.smoke
 def test_append_overwrite_and_partitions(spark, tmp_path):
     p = str(tmp_path / "t")
     df = spark.range(0, 100).withColumn("day", (F.col("id") % 4).cast("int"))
@@ -62,6 +63,7 @@ def test_replace_where_swaps_only_matching_partitions(spark, tmp_path):
     assert "id" in msg and "not a partition column" in msg
 
 
+@pytest.mark.smoke
 def test_schema_enforcement_and_merge(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(0, 5).write.format("silt").save(p)
@@ -97,6 +99,7 @@ def test_partition_by_mismatch_is_refused(spark, tmp_path):
     assert "partitioned by" in msg
 
 
+@pytest.mark.smoke
 def test_time_travel_by_version_and_timestamp(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(0, 1).write.format("silt").save(p)

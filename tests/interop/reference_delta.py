@@ -38,7 +38,23 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-DELTA_PACKAGE = os.environ.get("SILT_REFERENCE_DELTA_PACKAGE", "io.delta:delta-spark_2.13:4.4.0")
+# The reference Delta Lake release for each Spark minor (Delta 4.4 is built for Spark 4.0, 4.1 and 4.2).
+REFERENCE_FOR_SPARK = {
+    "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
+    "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
+    "4.2": "io.delta:delta-spark_2.13:4.4.0",
+}
+
+
+def _reference_package():
+    """The reference for the installed pyspark's minor (env SILT_REFERENCE_DELTA_PACKAGE overrides), or None."""
+    if os.environ.get("SILT_REFERENCE_DELTA_PACKAGE"):
+        return os.environ["SILT_REFERENCE_DELTA_PACKAGE"]
+    import pyspark
+    return REFERENCE_FOR_SPARK.get(".".join(pyspark.__version__.split(".")[:2]))
+
+
+DELTA_PACKAGE = _reference_package()
 RESULT_MARKER = "@@RESULT@@ "
 
 

@@ -15,7 +15,7 @@ class ArchitectureSpec extends AnyFunSuite {
   /** Lowest layer first; `root` is the `io.silt` package itself (the session extension). */
   private val Layers: Seq[Set[String]] = Seq(
     Set("errors"),
-    Set("config", "spark"),
+    Set("config", "spark", "shims"),
     Set("dv", "expressions"),
     Set("log", "partition"),
     Set("stats"),
@@ -30,7 +30,11 @@ class ArchitectureSpec extends AnyFunSuite {
   private val mainRoot = Seq(Paths.get("scala/src/main/scala/io/silt"), Paths.get("src/main/scala/io/silt"))
     .find(Files.isDirectory(_)).getOrElse(fail("cannot find scala/src/main/scala/io/silt from " + Paths.get("").toAbsolutePath))
 
-  private def sources: Seq[Path] = Files.walk(mainRoot).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
+  // The shims of every Spark minor (scala/src/shims/spark-*/io/silt/shims) are held to the same layers.
+  private val shimsRoot = mainRoot.getParent.getParent.getParent.getParent.resolve("shims")
+
+  private def sources: Seq[Path] = (Seq(mainRoot) ++ Seq(shimsRoot).filter(Files.isDirectory(_)))
+    .flatMap(r => Files.walk(r).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq)
 
   private val PackageLine = """(?m)^package\s+([\w.]+)\s*$""".r
   private val Reference = """\bio\.silt\.(?:([a-z]\w*)\b|[A-Z])""".r

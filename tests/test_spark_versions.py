@@ -1,0 +1,34 @@
+"""Which engine jar runs on which Spark: one jar per Spark minor, picked for the installed pyspark;
+another minor is refused by name, in Python before a session starts and by the engine itself."""
+import pyspark
+import pytest
+
+import silt
+from silt.session import SPARK_MINORS, spark_minor
+
+pytestmark = pytest.mark.smoke
+
+
+def test_the_installed_pysparks_jar_is_bundled_and_picked():
+    minor = spark_minor()
+    assert minor == ".".join(pyspark.__version__.split(".")[:2])
+    assert silt.jar_path().name == f"silt-spark_{minor}_2.13-{silt.__version__}.jar"
+
+
+@pytest.mark.parametrize("version,minor", [("4.0.5", "4.0"), ("4.1.4", "4.1"), ("4.2.1", "4.2"), ("4.3.0", "4.3")])
+def test_each_supported_minor_has_its_jar(version, minor):
+    assert minor in SPARK_MINORS
+    assert silt.jar_path(version).name.startswith(f"silt-spark_{minor}_2.13-")
+
+
+@pytest.mark.parametrize("version", ["3.5.3", "4.4.0", "5.0.0"])
+def test_an_unsupported_spark_is_refused_by_name(version):
+    with pytest.raises(silt.UnsupportedSparkVersionException) as info:
+        silt.jar_path(version)
+    assert version in str(info.value) and "4.0" in str(info.value) and "4.3" in str(info.value)
+
+
+def test_the_session_runs_the_jar_of_its_spark(spark):
+    jvm_spark = spark.version
+    built_for = spark.sparkContext._jvm.io.silt.config.SiltVersion.SparkBuiltFor()
+    assert spark_minor(built_for) == spark_minor(jvm_spark)
