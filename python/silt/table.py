@@ -5,7 +5,7 @@ import uuid
 
 from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
-from silt.errors import SiltException, reraise
+from silt.errors import SiltException, UnsupportedOptionException, reraise
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -21,10 +21,16 @@ class SiltTable:
     >>> SiltTable.for_path(spark, "/data/events").history().show()
     """
 
-    def __init__(self, spark: "SparkSession", path: Optional[str] = None, name: Optional[str] = None):
+    def __init__(self, spark: "SparkSession", path: Optional[str] = None, name: Optional[str] = None,
+                 alias: Optional[str] = None):
         self._spark = spark
         self._path = path
         self._name = name
+        self._alias = alias
+
+    def alias(self, name: str) -> "SiltTable":
+        """The same table under an alias, which a MERGE condition then names it by. ``t.alias("t").merge(...)``"""
+        return SiltTable(self._spark, self._path, self._name, alias=name)
 
     @classmethod
     def for_path(cls, spark: "SparkSession", path: str) -> "SiltTable":
@@ -112,13 +118,35 @@ class SiltTable:
         """Makes the table's content that of an earlier version. ``t.restore_to_version(3)``"""
         return reraise(lambda: self._spark.sql(f"RESTORE TABLE {self._ref} TO VERSION AS OF {int(version)}"))
 
-    def merge(self, source: "DataFrame", condition: Union[str, "Column"], source_alias: str = "source",
-              target_alias: str = "target") -> "MergeBuilder":
-        """Starts a MERGE of ``source`` into the table.
+    def restore_to_timestamp(self, timestamp: str) -> "DataFrame":
+        """Makes the table's content that of the version current at ``timestamp``. ``t.restore_to_timestamp("2026-11-01")``"""
+        return reraise(lambda: self._spark.sql(
+            f"RESTORE TABLE {self._ref} TO TIMESTAMP AS OF {_quote_path(str(timestamp))}"))
+
+    def set_properties(self, properties: Mapping[str, str]) -> "DataFrame":
+        """ALTER TABLE … SET TBLPROPERTIES: one commit. ``t.set_properties({"delta.appendOnly": "true"})``"""
+        if not properties:
+            raise ValueError("set_properties needs at least one property")
+        pairs = ", ".join(f"{_quote_path(k)} = {_quote_path(str(v))}" for k, v in properties.items())
+        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._dml_ref} SET TBLPROPERTIES ({pairs})"))
+
+    def upgrade_protocol(self, reader_version: int, writer_version: int) -> "DataFrame":
+        """Raises the table's protocol to at least these versions (never lowers it). ``t.upgrade_protocol(1, 3)``"""
+        return self.set_properties({"delta.minReaderVersion": str(int(reader_version)),
+                                    "delta.minWriterVersion": str(int(writer_version))})
+
+    def add_feature(self, feature: str) -> "DataFrame":
+        """Adds a table feature to the protocol (``delta.feature.<name> = supported``). ``t.add_feature("deletionVectors")``"""
+        return self.set_properties({f"delta.feature.{feature}": "supported"})
+
+    def merge(self, source: "DataFrame", condition: Union[str, "Column"], source_alias: Optional[str] = "source",
+              target_alias: Optional[str] = "target") -> "MergeBuilder":
+        """Starts a MERGE of ``source`` into the table. An alias of None leaves that side unaliased (the
+        table's alias from ``alias()`` is used when it has one).
 
         >>> t.merge(updates, "target.id = source.id").when_matched_update({"city": "source.city"}).execute()
         """
-        return MergeBuilder(self, source, _condition_sql(condition), source_alias, target_alias)
+        return MergeBuilder(self, source, _condition_sql(condition), source_alias, self._alias or target_alias)
 
     def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False) -> "DataFrame":
         """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them."""
@@ -206,11 +234,13 @@ class MergeBuilder:
     >>> t.merge(src, "target.id = source.id").when_matched_delete("source.gone").when_not_matched_insert_all().execute()
     """
 
-    def __init__(self, table: SiltTable, source: "DataFrame", condition: str, source_alias: str, target_alias: str):
+    def __init__(self, table: SiltTable, source: "DataFrame", condition: str, source_alias: Optional[str],
+                 target_alias: Optional[str]):
         self._table = table
         self._source = source
         self._condition = condition
         self._aliases = (source_alias, target_alias)
+        self._evolve = False
         self._matched: list[str] = []
         self._not_matched: list[str] = []
         self._not_matched_by_source: list[str] = []
@@ -264,6 +294,12 @@ class MergeBuilder:
             f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN UPDATE SET {self._set(set)}")
         return self
 
+    def with_schema_evolution(self) -> "MergeBuilder":
+        """MERGE WITH SCHEMA EVOLUTION: source columns the table lacks are added by ``UPDATE SET *`` /
+        ``INSERT *`` (Spark 4.1 and later). ``m.with_schema_evolution().when_not_matched_insert_all()``"""
+        self._evolve = True
+        return self
+
     def execute(self) -> "DataFrame":
         """Runs the MERGE; returns (num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows).
 
@@ -272,11 +308,17 @@ class MergeBuilder:
         clauses = self._matched + self._not_matched + self._not_matched_by_source
         if not clauses:
             raise ValueError("a MERGE needs at least one WHEN clause")
+        if self._evolve and self._table._spark.version.startswith("4.0."):
+            raise UnsupportedOptionException(
+                f"WITH SCHEMA EVOLUTION needs Spark 4.1 or later (this is "
+                f"{self._table._spark.version}); add the new columns with ALTER TABLE … ADD COLUMNS first")
         view = f"silt_merge_source_{uuid.uuid4().hex}"
         self._source.createOrReplaceTempView(view)
         source_alias, target_alias = self._aliases
-        sql = (f"MERGE INTO {self._table._dml_ref} AS {target_alias} USING {view} AS {source_alias} "
-               f"ON {self._condition} " + " ".join(clauses))
+        evolution = " WITH SCHEMA EVOLUTION" if self._evolve else ""
+        target = self._table._dml_ref + (f" AS {_quote_ident(target_alias)}" if target_alias else "")
+        source = view + (f" AS {_quote_ident(source_alias)}" if source_alias else "")
+        sql = f"MERGE{evolution} INTO {target} USING {source} ON {self._condition} " + " ".join(clauses)
         try:
             return reraise(lambda: self._table._spark.sql(sql))
         finally:

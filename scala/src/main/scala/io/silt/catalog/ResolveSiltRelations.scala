@@ -34,9 +34,9 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         }
       case r: DataSourceV2Relation if r.table.isInstanceOf[SiltTableV2] && !evolving.exists(_ eq r) =>
         val (t, output) = (r.table.asInstanceOf[SiltTableV2], r.output)
-        val given = r.options.asCaseSensitiveMap.asScala.toMap
-        if (ReadOptions.readsChangeFeed(given)) changeFeedOf(t, output, given) else {
-          val table = withReadOptions(t, given)
+        val requested = r.options.asCaseSensitiveMap.asScala.toMap
+        if (ReadOptions.readsChangeFeed(requested)) changeFeedOf(t, output, requested) else {
+          val table = withReadOptions(t, requested)
           LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
         }
     }

@@ -49,7 +49,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     } else {
       val table = super.loadTable(ident)
       table match {
-        case t if Option(t.properties.get(TableCatalog.PROP_PROVIDER)).exists(_.equalsIgnoreCase("silt")) =>
+        case t if Option(t.properties.get(TableCatalog.PROP_PROVIDER)).exists(p => DeltaNames.isSilt(p, Some(spark))) =>
           val entry = spark.sessionState.catalog.getTableMetadata(SiltCatalog.tableIdentifier(ident, spark))
           SiltTableV2(spark, new Path(entry.location), Some(entry), tt)
         case other if tt == TimeTravel.Latest => other
@@ -235,7 +235,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
           tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
           storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
           schema = catalogSchema,
-          provider = Some("silt"),
+          provider = Some(props.get(TableCatalog.PROP_PROVIDER).filter(DeltaNames.isSilt(_)).getOrElse("silt").toLowerCase),
           partitionColumnNames = partCols,
           properties = snapshot.metadata.configuration,
           comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
@@ -308,9 +308,12 @@ object SiltCatalog {
   }
 
   def isSiltProvider(props: Map[String, String]): Boolean =
-    props.get(TableCatalog.PROP_PROVIDER).exists(_.equalsIgnoreCase("silt"))
+    props.get(TableCatalog.PROP_PROVIDER).exists(p => DeltaNames.isSilt(p))
 
+  /** The table schema of declared columns; a column default is refused (Spark would fill it in on INSERT only if kept). */
   def schemaOf(columns: Array[Column]): StructType = StructType(columns.toSeq.map { c =>
+    if (c.defaultValue != null) throw new InvalidTableOperationException(s"column ${c.name} has a DEFAULT: column " +
+      "defaults (the allowColumnDefaults table feature) are not supported; give the value in the writing query")
     val f = StructField(c.name, c.dataType, c.nullable)
     Option(c.comment).map(f.withComment).getOrElse(f)
   })
@@ -322,10 +325,9 @@ object SiltCatalog {
   def tableIdentifier(ident: Identifier, spark: SparkSession): TableIdentifier =
     TableIdentifier(ident.name, Some(ident.namespace.lastOption.getOrElse(spark.sessionState.catalog.getCurrentDatabase)))
 
-  def isSilt(t: CatalogTable): Boolean = t.provider.exists(_.equalsIgnoreCase("silt"))
+  def isSilt(t: CatalogTable): Boolean = t.provider.exists(p => DeltaNames.isSilt(p))
 
-  /** silt.`/abs/path` names a table by its path. */
+  /** silt.`/abs/path` (or delta.`/abs/path`, when Silt serves Delta Lake's names) names a table by its path. */
   def isPathIdentifier(ident: Identifier): Boolean =
-    ident.namespace.length == 1 && ident.namespace.head.equalsIgnoreCase("silt") &&
-      new Path(ident.name).isAbsolute
+    ident.namespace.length == 1 && DeltaNames.isSilt(ident.namespace.head) && new Path(ident.name).isAbsolute
 }

@@ -47,7 +47,8 @@ final case class SiltTableV2(
 
   override def properties(): util.Map[String, String] = {
     val m = snapshot.metadata
-    (m.configuration ++ Map("provider" -> "silt", "location" -> path.toString) ++
+    val provider = catalogTable.flatMap(_.provider).getOrElse("silt")
+    (m.configuration ++ Map("provider" -> provider, "location" -> path.toString) ++
       m.description.map("comment" -> _)).asJava
   }
 

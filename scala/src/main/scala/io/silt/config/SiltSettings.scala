@@ -77,10 +77,14 @@ object SiltSettings {
     "add the new columns of written data (as the write option `mergeSchema`) and of MERGE sources (as MERGE WITH " +
       "SCHEMA EVOLUTION)")
 
+  val DeltaNamesEnabled: Setting[Boolean] = Setting.boolean("spark.silt.deltaNames.enabled", default = true,
+    "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
+      "when delta-spark is not on the classpath")
+
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
-    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata, SchemaAutoMerge)
+    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata, SchemaAutoMerge, DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet

@@ -104,6 +104,44 @@ object TableFeatures {
     else Protocol(3, 7, Some(r), Some(w ++ r))
   }
 
+  /**
+   * The least protocol at or above both `current` (None: a new table) and `needed`: the same
+   * protocol when it already has everything, else the higher versions, and once either uses
+   * table features (writer 7), the union of both feature lists with what a legacy version implied.
+   */
+  def merge(current: Option[Protocol], needed: Protocol): Protocol = current match {
+    case None => needed
+    case Some(p) if covers(p, needed) => p
+    case Some(p) if p.minWriterVersion < 7 && needed.minWriterVersion < 7 =>
+      Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), math.max(p.minWriterVersion, needed.minWriterVersion))
+    case Some(p) =>
+      val reader = math.max(p.minReaderVersion, needed.minReaderVersion)
+      // Reader version 2 implies column mapping, which a reader-features list must then name.
+      val impliedReader = if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty[String]
+      val readerFeatures = p.readerFeatures.getOrElse(impliedReader) ++ needed.readerFeatures.getOrElse(Set.empty)
+      Protocol(reader, 7, if (reader >= 3) Some(readerFeatures) else None,
+        Some(p.writerFeatures.getOrElse(Set.empty) ++ needed.writerFeatures.getOrElse(Set.empty) ++ legacyOf(p) ++
+          legacyOf(needed) ++ (if (reader >= 3) readerFeatures else Set.empty)))
+  }
+
+  /** Whether `p` already has all `needed` asks for (features a legacy version implies included). */
+  private def covers(p: Protocol, needed: Protocol): Boolean = {
+    val neededWriter = needed.writerFeatures.getOrElse(Set.empty)
+    // Writer 7 asked for only to name features: covered when p's legacy version implies them all.
+    val writerVersionOk = p.minWriterVersion >= needed.minWriterVersion ||
+      (needed.minWriterVersion == 7 && neededWriter.nonEmpty)
+    val pReader: Set[String] = p.readerFeatures.getOrElse(if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty[String])
+    p.minReaderVersion >= needed.minReaderVersion && writerVersionOk &&
+      needed.readerFeatures.getOrElse(Set.empty).subsetOf(pReader) &&
+      neededWriter.subsetOf(p.writerFeatures.getOrElse(Set.empty) ++ legacyOf(p))
+  }
+
+  /** The supported features a legacy protocol (writer below 7) implies; none for writer 7. */
+  private def legacyOf(p: Protocol): Set[String] =
+    if (p.minWriterVersion >= 7) Set.empty
+    else legacyWriterFeatures(p.minWriterVersion).intersect(SupportedWriterFeatures) ++
+      (if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty)
+
   /** The features a legacy writer version (below 7) implies. */
   def legacyWriterFeatures(version: Int): Set[String] = {
     val byVersion = Seq(

@@ -62,9 +62,11 @@ object TableProperties {
    * trust it: a change data feed, column mapping, row tracking, …), naming it.
    */
   def checkSettable(keys: Iterable[String]): Unit =
-    keys.find(k => k.toLowerCase.startsWith("delta.") && !Honoured.exists(_.equalsIgnoreCase(k))).foreach { k =>
+    keys.find(k => k.toLowerCase.startsWith("delta.") && !Honoured.exists(_.equalsIgnoreCase(k)) &&
+        !ProtocolRequest.isProtocolKey(k)).foreach { k =>
       throw new UnsupportedOptionException(k, s"table property $k is not implemented by Silt, so it cannot be " +
-        s"set; Silt honours ${Honoured.mkString(", ")}")
+        s"set; Silt honours ${Honoured.mkString(", ")} (and the protocol's ${ProtocolRequest.MinReaderKey}, " +
+        s"${ProtocolRequest.MinWriterKey}, ${ProtocolRequest.FeaturePrefix}<name>)")
     }
 }
 

@@ -45,6 +45,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     newMetadata = Some(ColumnMapping.assign(m, upgrading))
   }
   def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
+  /** Whether this transaction has set a protocol (a new table's, or an upgrade). */
+  def protocolUpdated: Boolean = newProtocol.isDefined
   /** Whether this transaction changes the table's metadata or protocol. */
   def metadataChanged: Boolean = newMetadata.isDefined || newProtocol.isDefined
 

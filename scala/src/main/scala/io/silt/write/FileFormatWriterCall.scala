@@ -31,9 +31,9 @@ object FileFormatWriterCall {
   def write(session: SparkSession, plan: SparkPlan, fileFormat: FileFormat, committer: FileCommitProtocol,
       outputSpec: FileFormatWriter.OutputSpec, hadoopConf: Configuration, partitionColumns: Seq[Attribute],
       statsTrackers: Seq[WriteJobStatsTracker], options: Map[String, String]): Set[String] = {
-    val given = Seq[AnyRef](session, plan, fileFormat, committer, outputSpec, hadoopConf, partitionColumns,
+    val fixed = Seq[AnyRef](session, plan, fileFormat, committer, outputSpec, hadoopConf, partitionColumns,
       None, statsTrackers, options, Int.box(0))
-    val args = given ++ defaults.map(d => d.invoke(module): AnyRef)
+    val args = fixed ++ defaults.map(d => d.invoke(module): AnyRef)
     try method.invoke(module, args: _*).asInstanceOf[Set[String]] catch {
       case e: InvocationTargetException if e.getCause != null => throw e.getCause
     }

@@ -159,6 +159,11 @@ object TableWriter {
   def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String]): Long = {
     val txn = ExistingTable.begin(spark, tablePath)
     checkSettable(set.keys)
+    val (requested, properties) = ProtocolRequest.parse(tablePath.toString, set)
+    unset.find(ProtocolRequest.isProtocolKey).foreach { k =>
+      throw new InvalidTableOperationException(s"table property $k cannot be unset: a table's protocol is never " +
+        "lowered by a property")
+    }
     unset.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be unset directly: use " +
         s"ALTER TABLE … DROP CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)}")
@@ -166,9 +171,9 @@ object TableWriter {
     val current = txn.metadata
     // Keys match case-insensitively: a key set or unset in another case replaces the one there.
     val replaced = (k: String) => set.keys.exists(_.equalsIgnoreCase(k)) || unset.exists(_.equalsIgnoreCase(k))
-    val m = current.copy(configuration = current.configuration.filterNot { case (k, _) => replaced(k) } ++ set)
+    val m = current.copy(configuration = current.configuration.filterNot { case (k, _) => replaced(k) } ++ properties)
     txn.updateMetadata(m)
-    upgradeProtocol(txn, txn.metadata)
+    upgradeProtocol(txn, txn.metadata, requested = requested)
     val op = if (set.nonEmpty) Operation.SetProperties(set) else Operation.UnsetProperties(unset)
     txn.readFiles(Nil)
     txn.commit(Nil, op)
@@ -179,20 +184,21 @@ object TableWriter {
       overwrite: Boolean, declaredSchema: Boolean = false, replace: Boolean = false): Metadata = {
     val path = txn.log.tablePath.toString
     checkSettable(opts.properties.keys)
+    val (requested, properties) = ProtocolRequest.parse(path, opts.properties)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
       // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.
       val schema = if (declaredSchema) dataSchema else SchemaEvolution.asNullable(dataSchema)
       val partitionColumns = opts.partitionBy.getOrElse(
         if (txn.tableExists) txn.metadata.partitionColumns else Nil)
       validateNewSchema(path, schema, partitionColumns)
-      val base = if (txn.tableExists && replace) txn.metadata.copy(description = opts.description, configuration = opts.properties)
+      val base = if (txn.tableExists && replace) txn.metadata.copy(description = opts.description, configuration = properties)
         else if (txn.tableExists) txn.metadata
         else Metadata(UUID.randomUUID().toString, None, opts.description, Format(), "", Nil,
-          opts.properties, Some(System.currentTimeMillis()))
+          properties, Some(System.currentTimeMillis()))
       val m = base.copy(schemaString = schema.json, partitionColumns = partitionColumns.map(c =>
         schema.fieldNames.find(_.equalsIgnoreCase(c)).get))
       txn.updateMetadata(m, replacingTable = replace)
-      upgradeProtocol(txn, txn.metadata)
+      upgradeProtocol(txn, txn.metadata, requested = requested)
       txn.metadata
     } else {
       val current = txn.metadata
@@ -226,25 +232,11 @@ object TableWriter {
   }
 
   /** Moves the transaction's protocol up to what metadata `m` needs (never down). */
-  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false): Unit = {
+  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false,
+      requested: ProtocolRequest = ProtocolRequest(None, None, Set.empty)): Unit = {
+    val current = if (txn.tableExists || txn.protocolUpdated) Some(txn.protocol) else None
     val needed = TableFeatures.protocolFor(m.schema, m.configuration, clustered)
-    val current = if (txn.tableExists) Some(txn.protocol) else None
-    val merged = current match {
-      case None => needed
-      case Some(p) if p.minReaderVersion >= needed.minReaderVersion && p.minWriterVersion >= needed.minWriterVersion &&
-        needed.readerFeatures.getOrElse(Set.empty).subsetOf(p.readerFeatures.getOrElse(Set.empty)) &&
-        needed.writerFeatures.getOrElse(Set.empty).subsetOf(p.writerFeatures.getOrElse(Set.empty)) => p
-      case Some(p) if p.minWriterVersion < 7 && needed.minWriterVersion < 7 =>
-        Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), math.max(p.minWriterVersion, needed.minWriterVersion))
-      case Some(p) =>
-        // Legacy protocols have no feature lists: moving to writer 7 keeps what the old versions implied.
-        val legacy = if (p.minWriterVersion >= 7) Set.empty[String]
-          else TableFeatures.legacyWriterFeatures(p.minWriterVersion).intersect(TableFeatures.SupportedWriterFeatures)
-        val reader = math.max(p.minReaderVersion, needed.minReaderVersion)
-        val readerFeatures = p.readerFeatures.getOrElse(Set.empty) ++ needed.readerFeatures.getOrElse(Set.empty)
-        Protocol(reader, 7, if (reader >= 3) Some(readerFeatures) else None,
-          Some(p.writerFeatures.getOrElse(Set.empty) ++ needed.writerFeatures.getOrElse(Set.empty) ++ legacy))
-    }
+    val merged = TableFeatures.merge(Some(TableFeatures.merge(current, needed)), requested.protocol)
     if (!current.contains(merged)) txn.updateProtocol(merged)
   }
 

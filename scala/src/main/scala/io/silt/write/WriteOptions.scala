@@ -191,10 +191,11 @@ object WriteOptions {
    * Delta, they would otherwise be ignored, so every write refuses them while they are set.
    */
   def refuseDeltaSettings(spark: SparkSession): Unit = {
+    // What the session has set: with delta-spark loaded, its settings have defaults that getOption would return.
     lazy val all = spark.conf.getAll
     Settings.filterNot(_.honoured).foreach { s =>
       val set = if (s.name.endsWith(".*")) all.keys.find(_.startsWith(s.name.dropRight(1)))
-        else spark.conf.getOption(s.name).map(_ => s.name)
+        else all.keys.find(_ == s.name)
       set.foreach { key => throw new UnsupportedOptionException(key,
         s"session setting $key is set, and Silt does not read it: ${s.doc} (and unset $key)")
       }

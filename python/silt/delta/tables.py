@@ -1,0 +1,357 @@
+"""``DeltaTable`` and its builders with delta-spark's names, arguments and return types, on
+:class:`silt.SiltTable`.
+
+    from silt.delta.tables import DeltaTable
+
+    dt = DeltaTable.forPath(spark, "/data/events")
+    (dt.alias("t").merge(updates.alias("s"), "t.id = s.id")
+       .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from silt.errors import UnsupportedOptionException, reraise
+from silt.table import MergeBuilder, OptimizeBuilder, SiltTable, _quote_ident, _quote_path
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType, StructField, StructType
+
+ExpressionOrColumn = Union[str, "Column"]
+ColumnMapping = Mapping[str, ExpressionOrColumn]
+
+
+class DeltaTable:
+    """A table, as delta-spark's ``DeltaTable``: by path (``forPath``) or by name (``forName``)."""
+
+    def __init__(self, table: SiltTable):
+        self._table = table
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def forPath(cls, sparkSession: "SparkSession", path: str,
+                hadoopConf: Optional[Dict[str, str]] = None) -> "DeltaTable":
+        """The table at ``path``; raises NotADeltaTableException if there is none.
+
+        ``hadoopConf`` is refused when not empty: Silt reads a table's storage settings from the
+        session (``spark.hadoop.<key>``), the same for every table of a path's file system."""
+        if hadoopConf:
+            raise UnsupportedOptionException(
+                f"hadoopConf ({', '.join(sorted(hadoopConf))}) is not applied per table by Silt; set each as "
+                "spark.hadoop.<key> on the session instead")
+        return cls(SiltTable.for_path(sparkSession, path))
+
+    @classmethod
+    def forName(cls, sparkSession: "SparkSession", tableOrViewName: str) -> "DeltaTable":
+        """The catalog table ``tableOrViewName``."""
+        return cls(SiltTable.for_name(sparkSession, tableOrViewName))
+
+    @classmethod
+    def isDeltaTable(cls, sparkSession: "SparkSession", identifier: str) -> bool:
+        """Whether the path ``identifier`` holds a Delta table."""
+        return SiltTable.is_silt_table(sparkSession, identifier)
+
+    # ------------------------------------------------------------------ reading
+
+    def toDF(self) -> "DataFrame":
+        """The table's current rows."""
+        return self._table.to_df()
+
+    def alias(self, aliasName: str) -> "DeltaTable":
+        """The table under an alias, which a merge condition names it by."""
+        return DeltaTable(self._table.alias(aliasName))
+
+    def history(self, limit: Optional[int] = None) -> "DataFrame":
+        """The commits, newest first."""
+        return self._table.history(limit)
+
+    def detail(self) -> "DataFrame":
+        """One row describing the table."""
+        return self._table.detail()
+
+    # ------------------------------------------------------------------ changing rows
+
+    def delete(self, condition: Optional[ExpressionOrColumn] = None) -> None:
+        """Deletes the rows matching ``condition`` (every row without one)."""
+        self._table.delete(condition)
+
+    def update(self, condition: Optional[ExpressionOrColumn] = None, set: Optional[ColumnMapping] = None) -> None:
+        """Sets columns (``set``: column -> expression) where ``condition`` holds (everywhere without one)."""
+        if not set:
+            raise ValueError("update needs 'set': a mapping of column names to expressions")
+        self._table.update(condition, set)
+
+    def merge(self, source: "DataFrame", condition: ExpressionOrColumn) -> "DeltaMergeBuilder":
+        """Starts a MERGE of ``source`` into the table; the sides are named by their aliases
+        (``DeltaTable.alias``, ``DataFrame.alias``)."""
+        builder = self._table.merge(source, condition, source_alias=_alias_of(source), target_alias=None)
+        return DeltaMergeBuilder(builder)
+
+    # ------------------------------------------------------------------ maintenance
+
+    def vacuum(self, retentionHours: Optional[float] = None) -> "DataFrame":
+        """Deletes files the table no longer needs and older than the retention."""
+        return self._table.vacuum(retentionHours)
+
+    def optimize(self) -> "DeltaOptimizeBuilder":
+        """Starts an OPTIMIZE."""
+        return DeltaOptimizeBuilder(self._table.optimize())
+
+    def restoreToVersion(self, version: int) -> "DataFrame":
+        """Makes the table's content that of an earlier version."""
+        return self._table.restore_to_version(version)
+
+    def restoreToTimestamp(self, timestamp: str) -> "DataFrame":
+        """Makes the table's content that of the version current at ``timestamp``."""
+        return self._table.restore_to_timestamp(timestamp)
+
+    def upgradeTableProtocol(self, readerVersion: int, writerVersion: int) -> None:
+        """Raises the protocol to at least these versions (never lowers it)."""
+        self._table.upgrade_protocol(readerVersion, writerVersion)
+
+    def addFeatureSupport(self, featureName: str) -> None:
+        """Adds a table feature to the protocol."""
+        self._table.add_feature(featureName)
+
+    # ------------------------------------------------------------------ creating
+
+    @classmethod
+    def create(cls, sparkSession: Optional["SparkSession"] = None) -> "DeltaTableBuilder":
+        """A builder of ``CREATE TABLE`` (fails if the table exists)."""
+        return DeltaTableBuilder(_session(sparkSession), "CREATE TABLE")
+
+    @classmethod
+    def createIfNotExists(cls, sparkSession: Optional["SparkSession"] = None) -> "DeltaTableBuilder":
+        """A builder of ``CREATE TABLE IF NOT EXISTS``."""
+        return DeltaTableBuilder(_session(sparkSession), "CREATE TABLE IF NOT EXISTS")
+
+    @classmethod
+    def replace(cls, sparkSession: Optional["SparkSession"] = None) -> "DeltaTableBuilder":
+        """A builder of ``REPLACE TABLE`` (fails if the table does not exist)."""
+        return DeltaTableBuilder(_session(sparkSession), "REPLACE TABLE")
+
+    @classmethod
+    def createOrReplace(cls, sparkSession: Optional["SparkSession"] = None) -> "DeltaTableBuilder":
+        """A builder of ``CREATE OR REPLACE TABLE``."""
+        return DeltaTableBuilder(_session(sparkSession), "CREATE OR REPLACE TABLE")
+
+
+def _session(spark: Optional["SparkSession"]) -> "SparkSession":
+    if spark is not None:
+        return spark
+    from pyspark.sql import SparkSession
+    active = SparkSession.getActiveSession()
+    if active is None:
+        raise ValueError("no SparkSession: pass one, or create it first")
+    return active
+
+
+def _alias_of(df: "DataFrame") -> Optional[str]:
+    """The alias a DataFrame's columns are qualified by (``df.alias("s")``), if any: found in its plan,
+    through the operators above the alias (a classic or a Spark Connect DataFrame)."""
+    plan: Any = getattr(df, "_plan", None)
+    if plan is not None and hasattr(plan, "_child"):  # Spark Connect: the client's plan objects
+        while plan is not None:
+            if type(plan).__name__ == "SubqueryAlias":
+                return str(plan._alias)
+            plan = getattr(plan, "_child", None)
+        return None
+    node = df._jdf.queryExecution().logical()
+    for _ in range(100):
+        if node.nodeName() == "SubqueryAlias":
+            return str(node.alias())
+        if node.children().size() != 1:
+            return None
+        node = node.children().head()
+    return None
+
+
+class DeltaMergeBuilder:
+    """The WHEN clauses of a merge, in delta-spark's names; ``execute()`` runs it."""
+
+    def __init__(self, builder: MergeBuilder):
+        self._builder = builder
+
+    @staticmethod
+    def _required(value: Optional[ColumnMapping], name: str, method: str) -> ColumnMapping:
+        if not value:
+            raise ValueError(f"{method} needs '{name}': a mapping of column names to expressions")
+        return value
+
+    def whenMatchedUpdate(self, condition: Optional[ExpressionOrColumn] = None,
+                          set: Optional[ColumnMapping] = None) -> "DeltaMergeBuilder":
+        """Updates matched target rows: ``set`` maps columns to expressions."""
+        self._builder.when_matched_update(self._required(set, "set", "whenMatchedUpdate"), condition)
+        return self
+
+    def whenMatchedUpdateAll(self, condition: Optional[ExpressionOrColumn] = None) -> "DeltaMergeBuilder":
+        """Updates every column of matched target rows from the source."""
+        self._builder.when_matched_update_all(condition)
+        return self
+
+    def whenMatchedDelete(self, condition: Optional[ExpressionOrColumn] = None) -> "DeltaMergeBuilder":
+        """Deletes matched target rows."""
+        self._builder.when_matched_delete(condition)
+        return self
+
+    def whenNotMatchedInsert(self, condition: Optional[ExpressionOrColumn] = None,
+                             values: Optional[ColumnMapping] = None) -> "DeltaMergeBuilder":
+        """Inserts source rows without a match: ``values`` maps columns to expressions."""
+        self._builder.when_not_matched_insert(self._required(values, "values", "whenNotMatchedInsert"), condition)
+        return self
+
+    def whenNotMatchedInsertAll(self, condition: Optional[ExpressionOrColumn] = None) -> "DeltaMergeBuilder":
+        """Inserts source rows without a match, column by column."""
+        self._builder.when_not_matched_insert_all(condition)
+        return self
+
+    def whenNotMatchedBySourceUpdate(self, condition: Optional[ExpressionOrColumn] = None,
+                                     set: Optional[ColumnMapping] = None) -> "DeltaMergeBuilder":
+        """Updates target rows no source row matches."""
+        self._builder.when_not_matched_by_source_update(self._required(set, "set", "whenNotMatchedBySourceUpdate"),
+                                                        condition)
+        return self
+
+    def whenNotMatchedBySourceDelete(self, condition: Optional[ExpressionOrColumn] = None) -> "DeltaMergeBuilder":
+        """Deletes target rows no source row matches."""
+        self._builder.when_not_matched_by_source_delete(condition)
+        return self
+
+    def withSchemaEvolution(self) -> "DeltaMergeBuilder":
+        """Adds the source's new columns to the table as the merge writes them (Spark 4.1 and later)."""
+        self._builder.with_schema_evolution()
+        return self
+
+    def execute(self) -> "DataFrame":
+        """Runs the merge; returns its metrics row (num_affected_rows, num_updated_rows, …)."""
+        return self._builder.execute()
+
+
+class DeltaOptimizeBuilder:
+    """OPTIMIZE, as delta-spark's builder: ``where`` then ``executeCompaction`` or ``executeZOrderBy``."""
+
+    def __init__(self, builder: OptimizeBuilder):
+        self._builder = builder
+
+    def where(self, partitionFilter: str) -> "DeltaOptimizeBuilder":
+        """Limits OPTIMIZE to the partitions matching a condition on partition columns."""
+        self._builder.where(partitionFilter)
+        return self
+
+    def executeCompaction(self) -> "DataFrame":
+        """Compacts small files (clusters what is not clustered yet on a clustered table)."""
+        return self._builder.execute_compaction()
+
+    def executeZOrderBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DataFrame":
+        """Rewrites the selected files clustered along a Z-order curve of ``cols``."""
+        return self._builder.execute_zorder_by(*_flatten(cols))
+
+
+class DeltaTableBuilder:
+    """CREATE / REPLACE TABLE, as delta-spark's builder: name or location, columns, then ``execute()``."""
+
+    def __init__(self, spark: "SparkSession", statement: str):
+        self._spark = spark
+        self._statement = statement
+        self._name: Optional[str] = None
+        self._location: Optional[str] = None
+        self._comment: Optional[str] = None
+        self._columns: List[str] = []
+        self._partitioned: List[str] = []
+        self._clustered: List[str] = []
+        self._properties: Dict[str, str] = {}
+
+    def tableName(self, identifier: str) -> "DeltaTableBuilder":
+        """The catalog name of the table."""
+        self._name = identifier
+        return self
+
+    def location(self, location: str) -> "DeltaTableBuilder":
+        """Where the table is stored (a path table when no name is given)."""
+        self._location = location
+        return self
+
+    def comment(self, comment: str) -> "DeltaTableBuilder":
+        """The table's comment."""
+        self._comment = comment
+        return self
+
+    def addColumn(self, colName: str, dataType: Union[str, "DataType"], nullable: bool = True,
+                  generatedAlwaysAs: Optional[str] = None, comment: Optional[str] = None,
+                  **identity: Any) -> "DeltaTableBuilder":
+        """Adds a column; a generated or identity column is refused (Silt writes neither)."""
+        if generatedAlwaysAs is not None:
+            raise UnsupportedOptionException(
+                f"generatedAlwaysAs of column {colName}: Silt does not write generated columns; compute the "
+                "value in the writing query instead")
+        if identity:
+            raise UnsupportedOptionException(
+                f"{', '.join(sorted(identity))} of column {colName}: Silt does not write identity columns")
+        type_sql = dataType if isinstance(dataType, str) else dataType.simpleString()
+        col = f"{_quote_ident(colName)} {type_sql}" + ("" if nullable else " NOT NULL")
+        if comment is not None:
+            col += f" COMMENT {_quote_path(comment)}"
+        self._columns.append(col)
+        return self
+
+    def addColumns(self, cols: Union["StructType", Iterable["StructField"]]) -> "DeltaTableBuilder":
+        """Adds the columns of a schema (a StructType or StructFields)."""
+        for f in list(getattr(cols, "fields", cols)):
+            comment = f.metadata.get("comment") if f.metadata else None
+            self.addColumn(f.name, f.dataType, f.nullable, comment=comment)
+        return self
+
+    def partitionedBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DeltaTableBuilder":
+        """The partition columns."""
+        self._partitioned = _flatten(cols)
+        return self
+
+    def clusterBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DeltaTableBuilder":
+        """The clustering columns (liquid clustering)."""
+        self._clustered = _flatten(cols)
+        return self
+
+    def property(self, key: str, value: str) -> "DeltaTableBuilder":
+        """A table property (``delta.*`` ones as Silt honours or refuses them)."""
+        self._properties[key] = value
+        return self
+
+    def _sql(self) -> str:
+        if self._name is None and self._location is None:
+            raise ValueError("the table needs a name (tableName) or a location")
+        if not self._columns:
+            raise ValueError("the table needs at least one column (addColumn / addColumns)")
+        target = self._name if self._name is not None else "silt.`" + str(self._location).replace("`", "``") + "`"
+        sql = f"{self._statement} {target} ({', '.join(self._columns)}) USING silt"
+        if self._partitioned:
+            sql += " PARTITIONED BY (" + ", ".join(_quote_ident(c) for c in self._partitioned) + ")"
+        if self._clustered:
+            sql += " CLUSTER BY (" + ", ".join(_quote_ident(c) for c in self._clustered) + ")"
+        if self._comment is not None:
+            sql += f" COMMENT {_quote_path(self._comment)}"
+        if self._properties:
+            sql += " TBLPROPERTIES (" + ", ".join(
+                f"{_quote_path(k)} = {_quote_path(str(v))}" for k, v in self._properties.items()) + ")"
+        if self._name is not None and self._location is not None:
+            sql += f" LOCATION {_quote_path(self._location)}"
+        return sql
+
+    def execute(self) -> DeltaTable:
+        """Runs the statement; returns the table."""
+        sql = self._sql()
+        reraise(lambda: self._spark.sql(sql))
+        if self._name is not None:
+            return DeltaTable.forName(self._spark, self._name)
+        return DeltaTable.forPath(self._spark, str(self._location))
+
+
+def _flatten(cols: Iterable[Union[str, List[str], Tuple[str, ...]]]) -> List[str]:
+    out: List[str] = []
+    for c in cols:
+        out.extend([c] if isinstance(c, str) else list(c))
+    return out
+
+
+__all__ = ["DeltaTable", "DeltaMergeBuilder", "DeltaOptimizeBuilder", "DeltaTableBuilder"]

@@ -1,0 +1,59 @@
+package io.silt.log
+
+import io.silt.errors.{UnsupportedOptionException, UnsupportedTableFeatureException}
+
+/**
+ * What the protocol table properties ask for: `delta.minReaderVersion`, `delta.minWriterVersion`
+ * and `delta.feature.<name> = supported` (DeltaTable.upgradeTableProtocol / addFeatureSupport,
+ * or TBLPROPERTIES). As in Delta Lake they change the protocol, never the metadata's
+ * configuration, and only upward: asking for less than the table has changes nothing.
+ */
+final case class ProtocolRequest(minReader: Option[Int], minWriter: Option[Int], features: Set[String]) {
+  def isEmpty: Boolean = minReader.isEmpty && minWriter.isEmpty && features.isEmpty
+
+  /** The least protocol that satisfies the request (to be merged with the table's by [[TableFeatures.merge]]). */
+  def protocol: Protocol = {
+    val withDependencies = features ++ (if (features.contains(Clustering.Feature)) Set("domainMetadata") else Set.empty)
+    val readerFeatures = withDependencies.intersect(TableFeatures.SupportedReaderFeatures)
+    val reader = minReader.getOrElse(1)
+    val writer = minWriter.getOrElse(1)
+    if (readerFeatures.nonEmpty || reader == 3) Protocol(3, 7, Some(readerFeatures), Some(withDependencies))
+    else if (withDependencies.nonEmpty || writer == 7) Protocol(reader, 7, None, Some(withDependencies))
+    else Protocol(reader, writer)
+  }
+}
+
+object ProtocolRequest {
+  val MinReaderKey = "delta.minReaderVersion"
+  val MinWriterKey = "delta.minWriterVersion"
+  val FeaturePrefix = "delta.feature."
+  /** The values `delta.feature.<name>` may have; Delta Lake accepts both. */
+  val FeatureStatuses: Set[String] = Set("supported", "enabled")
+
+  def isProtocolKey(key: String): Boolean = {
+    val k = key.toLowerCase
+    k == MinReaderKey.toLowerCase || k == MinWriterKey.toLowerCase || k.startsWith(FeaturePrefix)
+  }
+
+  /** The request among `properties` and the properties left for the metadata; a bad value is refused, naming it. */
+  def parse(tablePath: String, properties: Map[String, String]): (ProtocolRequest, Map[String, String]) = {
+    val (protocolProps, rest) = properties.partition { case (k, _) => isProtocolKey(k) }
+    def version(key: String, max: Int): Option[Int] = protocolProps.collectFirst {
+      case (k, v) if k.equalsIgnoreCase(key) =>
+        v.trim.toIntOption.filter(n => n >= 1 && n <= max).getOrElse(throw new UnsupportedOptionException(key,
+          s"$key must be one of ${(1 to max).mkString(", ")}, not '$v'"))
+    }
+    val known = TableFeatures.SupportedReaderFeatures ++ TableFeatures.SupportedWriterFeatures
+    val features = protocolProps.collect { case (k, v) if k.toLowerCase.startsWith(FeaturePrefix) =>
+      val name = k.substring(FeaturePrefix.length)
+      if (!FeatureStatuses.contains(v.trim.toLowerCase)) {
+        throw new UnsupportedOptionException(k, s"$k must be 'supported' (or 'enabled'), not '$v': a table " +
+          "feature cannot be removed by a property")
+      }
+      known.find(_.equalsIgnoreCase(name)).getOrElse(throw new UnsupportedTableFeatureException(tablePath,
+        Seq(s"table feature '$name'"), s"Silt supports the features ${known.toSeq.sorted.mkString(", ")}"))
+    }.toSet
+    (ProtocolRequest(version(MinReaderKey, TableFeatures.MaxReaderVersion), version(MinWriterKey,
+      TableFeatures.MaxWriterVersion), features), rest)
+  }
+}
