@@ -15,5 +15,6 @@ def test_silt_table_over_spark_connect():
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["rows"] == 95 and out["fifty"] == "fifty" and out["src"] == 10
-    assert out["history"][:4] == ["OPTIMIZE", "MERGE", "UPDATE", "DELETE"]
+    assert out["history"][2:6] == ["OPTIMIZE", "MERGE", "UPDATE", "DELETE"]
+    assert out["delta_api"] == [[15, "delta"], [16, "delta"], [17, "delta"], [18, "delta"], [19, "nineteen"]]
     assert out["error"] == "NotADeltaTableException"

@@ -7,6 +7,7 @@ import tempfile
 from pyspark.sql import SparkSession
 
 import silt
+from silt.delta.tables import DeltaTable
 from silt.table import SiltTable
 
 spark = silt.configure(SparkSession.builder.remote("local[2]")
@@ -21,6 +22,11 @@ t.update("id = 50", {"v": "'fifty'"})
 src = spark.range(95, 105).selectExpr("id", "'src' AS v")
 t.merge(src, "target.id = source.id").when_matched_update_all().when_not_matched_insert_all().execute()
 t.optimize().execute_zorder_by("id")
+# Delta Lake's API over Connect: the source's alias is found in the client's plan
+dt = DeltaTable.forPath(spark, path)
+upd = spark.range(0, 20).selectExpr("id", "'delta' AS v")
+dt.alias("t").merge(upd.alias("s").where("id >= 15"), "t.id = s.id").whenMatchedUpdate(set={"v": "s.v"}).execute()
+dt.update("id = 19", {"v": "'nineteen'"})
 try:
     SiltTable.for_path(spark, path + "_nothing")
     error = None
@@ -32,6 +38,7 @@ out = {
     "src": t.to_df().where("v = 'src'").count(),
     "history": [r["operation"] for r in t.history().collect()],
     "error": error,
+    "delta_api": sorted((r["id"], r["v"]) for r in dt.toDF().where("v IN ('delta', 'nineteen')").collect()),
 }
 print(json.dumps(out))
 spark.stop()
