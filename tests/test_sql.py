@@ -1,4 +1,6 @@
 """SQL on Silt tables: CREATE TABLE, CTAS, INSERT, paths as silt.`path`, DESCRIBE HISTORY/DETAIL."""
+import os
+
 import pytest
 
 import silt
@@ -62,3 +64,21 @@ def test_non_silt_sql_still_works(spark):
     assert spark.sql("describe function abs").count() > 0
     with pytest.raises(Exception, match="PARSE_SYNTAX_ERROR|Syntax error"):
         spark.sql("SELEC 1")
+
+
+def test_a_managed_table_is_not_created_over_files_already_there(spark, tmp_path):
+    """As in Delta Lake: a managed table's folder must be empty; LOCATION registers what is there."""
+    spark.sql("DROP TABLE IF EXISTS stale_managed")
+    warehouse = spark.conf.get("spark.sql.warehouse.dir").replace("file:", "")
+    stale = os.path.join(warehouse, "stale_managed")
+    spark.range(3).write.format("silt").mode("overwrite").save(stale)
+    try:
+        with pytest.raises(silt.InvalidTableOperationException, match="not empty"):
+            silt.errors.reraise(lambda: spark.sql("CREATE TABLE stale_managed (id BIGINT) USING silt"))
+        with pytest.raises(silt.InvalidTableOperationException, match="not empty"):
+            silt.errors.reraise(lambda: spark.sql("CREATE TABLE stale_managed USING silt AS SELECT 1 AS id"))
+        assert spark.read.format("silt").load(stale).count() == 3  # left as it was
+        spark.sql(f"CREATE TABLE stale_managed USING silt LOCATION '{stale}'")
+        assert spark.table("stale_managed").count() == 3
+    finally:
+        spark.sql("DROP TABLE IF EXISTS stale_managed")

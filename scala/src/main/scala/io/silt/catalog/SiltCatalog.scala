@@ -151,6 +151,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       throw new NoSuchTableException(t.ident)
     }
     val location = existing.map(e => new Path(e.location)).getOrElse(locationOf(t.ident, props))
+    if (existing.isEmpty && !t.kind.mayExist) requireEmptyManagedLocation(t.ident, location, props)
     if (t.kind.mustExist && !TableLog.forPath(session, location.toString).exists) {
       throw new io.silt.errors.NotADeltaTableException(location.toString, "REPLACE TABLE needs an existing table")
     }
@@ -183,6 +184,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       throw new InvalidTableOperationException(s"table ${tableId.unquotedString} already exists")
     }
     val location = locationOf(ident, props)
+    requireEmptyManagedLocation(ident, location, props)
     TableLog.forPath(session, location.toString).latestOption() match {
       case Some(existing) =>
         // CREATE TABLE over an existing Silt table: adopt it; a stated schema must agree.
@@ -200,6 +202,19 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     }
     register(ident, location, props, None)
   }
+
+  /**
+   * A new managed table's folder must be empty, as in Delta Lake: files left there (by a table
+   * dropped outside the catalog, or by another writer) are not adopted into a table nobody asked for.
+   */
+  private def requireEmptyManagedLocation(ident: Identifier, location: Path, props: Map[String, String]): Unit =
+    if (!SiltCatalog.isPathIdentifier(ident) && !props.contains(TableCatalog.PROP_LOCATION)) {
+      val fs = location.getFileSystem(spark.sessionState.newHadoopConf())
+      if (fs.exists(location) && fs.listStatus(location).nonEmpty) {
+        throw new InvalidTableOperationException(s"cannot create the managed table ${ident.name}: its location " +
+          s"$location is not empty; remove what is there, or register an existing table with LOCATION '…'")
+      }
+    }
 
   /** Where a new table goes: its LOCATION, else the warehouse's path for its name. */
   private def locationOf(ident: Identifier, props: Map[String, String]): Path =
