@@ -1,15 +1,18 @@
 // sbt build of the Silt engine jar: Spark is provided, the SQL parser is generated from grammar/.
 // One jar per Spark minor: -Dsilt.spark=4.3.0 selects the release built against (4.2.0 by default).
 val sparkVersion = sys.props.getOrElse("silt.spark", "4.2.0")
-val sparkMinor = sparkVersion.split('.').take(2).mkString(".")
+val SupportedMinors = Seq("4.0", "4.1", "4.2", "4.3")
+val sparkMinor = {
+  val m = sparkVersion.split('.').take(2).mkString(".")
+  if (!SupportedMinors.contains(m)) sys.error(s"Silt builds for Spark ${SupportedMinors.mkString(", ")}, not $m")
+  m
+}
 // A Spark release Maven Central lacks is compiled against the jars inside its pyspark release:
-// -Dsilt.spark.jars=<folder of that release's jars> (the Makefile fetches and unpacks it).
+// -Dsilt.spark.jars=<that release's pyspark/jars folder> (the Makefile passes its venv's).
 val sparkJars = sys.props.get("silt.spark.jars").map(file)
 // Code that differs between Spark minors lives in scala/src/shims/spark-A (one minor) or
 // spark-A-B (minors A to B); a build compiles the folders whose range holds its minor.
-val SupportedMinors = Seq("4.0", "4.1", "4.2", "4.3")
 def minorKey(v: String): (Int, Int) = {
-  if (!SupportedMinors.contains(sparkMinor)) sys.error(s"Silt builds for Spark ${SupportedMinors.mkString(", ")}, not $sparkMinor")
   val p = v.split('.')
   (p(0).toInt, p(1).toInt)
 }

@@ -55,6 +55,11 @@ def test_merge_names_the_sides_by_their_aliases_or_leaves_them_unaliased(spark, 
     one = spark.createDataFrame([(9, "nine")], ["key", "val"])
     DeltaTable.forPath(spark, p).merge(one, "id = key").whenNotMatchedInsert(values={"id": "key", "v": "val"}).execute()
     assert spark.read.format("delta").load(p).where("id = 9").first().v == "nine"
+    # a table read as a source is named by its table name, as in Delta Lake
+    spark.createDataFrame([(0, "zero")], ["id", "v"]).createOrReplaceTempView("updates")
+    DeltaTable.forPath(spark, p).alias("t").merge(spark.table("updates"), "t.id = updates.id") \
+        .whenMatchedUpdateAll().execute()
+    assert spark.read.format("delta").load(p).where("id = 0").first().v == "zero"
 
 
 def test_refused_builder_and_table_options_name_themselves(spark, tmp_path):

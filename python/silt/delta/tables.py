@@ -149,16 +149,19 @@ def _session(spark: Optional["SparkSession"]) -> "SparkSession":
 
 
 def _alias_of(df: "DataFrame") -> Optional[str]:
-    """The alias a DataFrame's columns are qualified by (``df.alias("s")``), if any: found in its plan,
-    through the operators above the alias (a classic or a Spark Connect DataFrame)."""
+    """The name a DataFrame's columns are qualified by, if any: its alias (``df.alias("s")``) or the
+    table it reads (``spark.table("updates")``), found in its plan through the operators above it
+    (a classic or a Spark Connect DataFrame)."""
     plan: Any = getattr(df, "_plan", None)
     if plan is not None and hasattr(plan, "_child"):  # Spark Connect: the client's plan objects
         while plan is not None:
             if type(plan).__name__ == "SubqueryAlias":
                 return str(plan._alias)
+            if type(plan).__name__ == "Read":
+                return _last_part(str(plan.table_name))
             plan = getattr(plan, "_child", None)
         return None
-    node = df._jdf.queryExecution().logical()
+    node = df._jdf.queryExecution().analyzed()
     for _ in range(100):
         if node.nodeName() == "SubqueryAlias":
             return str(node.alias())
@@ -166,6 +169,20 @@ def _alias_of(df: "DataFrame") -> Optional[str]:
             return None
         node = node.children().head()
     return None
+
+
+def _last_part(name: str) -> str:
+    """`updates` of `spark_catalog.default.updates` (backquoted parts kept whole)."""
+    parts, current, quoted = [], "", False
+    for ch in name:
+        if ch == "`":
+            quoted = not quoted
+        elif ch == "." and not quoted:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return current
 
 
 class DeltaMergeBuilder:
