@@ -24,7 +24,7 @@ VENVS         := .venvs
 
 .PHONY: build venv jar jars test test-scala test-python test-versions demo bench reliability fuzz clean
 
-build: venv jars
+build: venv jars $(VENVS)/connect-client/.installed
 
 # The Python environment: the silt package (editable, so it sees the jars built below) and test deps.
 venv: $(VENV)/.installed
@@ -39,6 +39,16 @@ $(VENVS)/spark-%/.installed: python/pyproject.toml
 	test -x $(VENVS)/spark-$*/bin/python || python3 -m venv $(VENVS)/spark-$*
 	$(VENVS)/spark-$*/bin/python -m pip install -q --upgrade pip
 	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop]" "pyspark==$(PYSPARK_$*)"
+	touch $@
+
+# A Spark Connect client with pyspark-client instead of pyspark: silt installed without its
+# dependencies, then the two that pyspark-client does not bring (tests/test_connect_client.py).
+$(VENVS)/connect-client/.installed: python/pyproject.toml
+	test -x $(VENVS)/connect-client/bin/python || python3 -m venv $(VENVS)/connect-client
+	$(VENVS)/connect-client/bin/python -m pip install -q --upgrade pip
+	$(VENVS)/connect-client/bin/python -m pip install -q "pyspark-client==$(PYSPARK_$(DEFAULT_MINOR))" \
+	  "pyroaring>=1.0,<2" "antlr4-python3-runtime>=4.13.1,<4.14"
+	$(VENVS)/connect-client/bin/python -m pip install -q --no-deps -e python
 	touch $@
 
 # The default minor's jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.

@@ -1,6 +1,8 @@
-"""Runs the SiltTable API against a local Spark Connect server (started by pyspark with the Silt
-jar and extension) and prints what it saw as JSON: the Python layer must work over Connect too."""
+"""Runs the SiltTable and DeltaTable APIs against a Spark Connect server and prints what it saw as
+JSON: the Python layer must work over Connect too. The server is a local one pyspark starts with
+Silt's settings, or the one at env SILT_CONNECT_URL (then this may run with pyspark-client only)."""
 import json
+import os
 import sys
 import tempfile
 
@@ -10,8 +12,11 @@ import silt
 from silt.delta.tables import DeltaTable
 from silt.table import SiltTable
 
-spark = silt.configure(SparkSession.builder.remote("local[2]")
-                       .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")).getOrCreate()
+if os.environ.get("SILT_CONNECT_URL"):  # a server started with Silt (tests/scenarios/connect_server.py)
+    spark = SparkSession.builder.remote(os.environ["SILT_CONNECT_URL"]).getOrCreate()
+else:  # a local server that pyspark starts, given Silt's settings
+    spark = silt.configure(SparkSession.builder.remote("local[2]")
+                           .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")).getOrCreate()
 assert "connect" in type(spark).__module__, type(spark)
 path = tempfile.mkdtemp() + "/t"
 spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
