@@ -296,16 +296,15 @@ class DeltaTableBuilder:
         return self
 
     def addColumn(self, colName: str, dataType: Union[str, "DataType"], nullable: bool = True,
-                  generatedAlwaysAs: Optional[str] = None, comment: Optional[str] = None,
-                  **identity: Any) -> "DeltaTableBuilder":
-        """Adds a column; a generated or identity column is refused (Silt writes neither)."""
-        if generatedAlwaysAs is not None:
-            raise UnsupportedOptionException(
-                f"generatedAlwaysAs of column {colName}: Silt does not write generated columns; compute the "
-                "value in the writing query instead")
-        if identity:
-            raise UnsupportedOptionException(
-                f"{', '.join(sorted(identity))} of column {colName}: Silt does not write identity columns")
+                  generatedAlwaysAs: Optional[Any] = None, generatedByDefaultAs: Optional[Any] = None,
+                  comment: Optional[str] = None) -> "DeltaTableBuilder":
+        """Adds a column (delta-spark's argument order); a generated or identity column is refused
+        (Silt writes neither)."""
+        for name, value in (("generatedAlwaysAs", generatedAlwaysAs), ("generatedByDefaultAs", generatedByDefaultAs)):
+            if value is not None:
+                raise UnsupportedOptionException(
+                    f"{name} of column {colName}: Silt does not write generated or identity columns; compute the "
+                    "value in the writing query instead")
         type_sql = dataType if isinstance(dataType, str) else dataType.simpleString()
         col = f"{_quote_ident(colName)} {type_sql}" + ("" if nullable else " NOT NULL")
         if comment is not None:
