@@ -9,8 +9,6 @@ import io.silt.errors.{UnsupportedOptionException, UnsupportedTableFeatureExcept
  * configuration, and only upward: asking for less than the table has changes nothing.
  */
 final case class ProtocolRequest(minReader: Option[Int], minWriter: Option[Int], features: Set[String]) {
-  def isEmpty: Boolean = minReader.isEmpty && minWriter.isEmpty && features.isEmpty
-
   /** The least protocol that satisfies the request (to be merged with the table's by [[TableFeatures.merge]]). */
   def protocol: Protocol = {
     val withDependencies = features ++ (if (features.contains(Clustering.Feature)) Set("domainMetadata") else Set.empty)
