@@ -30,7 +30,14 @@ siltStatement
         (zorderSpec | full=FULL)?                                             #optimizeTable
     | REORG TABLE table=tableRef (WHERE partitionPredicate=predicateToken)?
         APPLY '(' PURGE ')'                                                   #reorgTable
-    | VACUUM table=tableRef (RETAIN number HOURS)? (DRY RUN)?                 #vacuumTable
+    | VACUUM table=tableRef vacuumModifier*                                   #vacuumTable
+    | CONVERT TO DELTA table=tableRef (NO STATISTICS)?
+        (PARTITIONED BY '(' partitionSchema=predicateToken ')')?              #convertToDelta
+    | GENERATE modeName=identifier FOR TABLE table=tableRef                       #generateManifest
+    | (CREATE (OR REPLACE)? | REPLACE) TABLE (IF NOT EXISTS)? target=tableRef
+        (SHALLOW | deep=DEEP) CLONE source=tableRef
+        (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING)?
+        cloneClause*                                                          #cloneTable
     | CHECKPOINT table=tableRef                                               #checkpointTable
     | RESTORE TABLE? table=tableRef TO
         (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING) #restoreTable
@@ -39,6 +46,33 @@ siltStatement
     | ALTER TABLE table=tableRef DROP CONSTRAINT (IF EXISTS)? name=identifier #dropConstraint
     | ALTER TABLE table=tableRef (ALTER | CHANGE) COLUMN? column=qualifiedName
         SET NOT NULL                                                          #setNotNull
+    ;
+
+// LITE / FULL, RETAIN n HOURS and DRY RUN, in any order (as Delta Lake's grammar takes them).
+vacuumModifier
+    : vacuumType=(LITE | FULL)
+    | RETAIN number HOURS
+    | DRY RUN
+    ;
+
+cloneClause
+    : TBLPROPERTIES '(' property (',' property)* ')'
+    | LOCATION location=STRING
+    ;
+
+property
+    : key=propertyKey '='? value=propertyValue
+    ;
+
+propertyKey
+    : STRING
+    | qualifiedName
+    ;
+
+propertyValue
+    : STRING
+    | number
+    | identifier
     ;
 
 zorderSpec
@@ -75,6 +109,8 @@ identifier
 nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | FULL | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
+    | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
+    | CLONE | TBLPROPERTIES | LOCATION
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -116,6 +152,22 @@ COLUMN: 'COLUMN';
 SET: 'SET';
 NOT: 'NOT';
 NULL: 'NULL';
+LITE: 'LITE';
+CONVERT: 'CONVERT';
+DELTA: 'DELTA';
+NO: 'NO';
+STATISTICS: 'STATISTICS';
+PARTITIONED: 'PARTITIONED';
+GENERATE: 'GENERATE';
+FOR: 'FOR';
+CREATE: 'CREATE';
+OR: 'OR';
+REPLACE: 'REPLACE';
+SHALLOW: 'SHALLOW';
+DEEP: 'DEEP';
+CLONE: 'CLONE';
+TBLPROPERTIES: 'TBLPROPERTIES';
+LOCATION: 'LOCATION';
 
 STRING
     : '\'' ( ~('\'' | '\\') | ('\\' .) )* '\''

@@ -116,6 +116,18 @@ class SourceSchemaChangedException(StreamingSourceException):
 class SourceTableReplacedException(StreamingSourceException):
     """The stream's checkpoint belongs to another table than the one now at the path."""
 
+
+class CannotVacuumLiteException(SiltException):
+    """VACUUM LITE cannot cover its window because the log was cleaned up: run VACUUM FULL."""
+
+
+class ConvertToDeltaException(SiltException):
+    """CONVERT TO DELTA cannot convert the folder as it is (files that are not Parquet, schemas that disagree...)."""
+
+
+class ManifestWithDeletionVectorsException(SiltException):
+    """Symlink manifests cannot list files with deletion vectors: run REORG TABLE ... APPLY (PURGE) first."""
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -144,6 +156,9 @@ _BY_NAME = {
         SourceSchemaChangedException,
         SourceTableReplacedException,
         UnsupportedSparkVersionException,
+        CannotVacuumLiteException,
+        ConvertToDeltaException,
+        ManifestWithDeletionVectorsException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

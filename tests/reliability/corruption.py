@@ -225,6 +225,7 @@ class Case:
     error: Optional[str] = None     # the Silt exception class name, for "error"
     v2: bool = False                # damage the V2-checkpoint variant of the pristine table
     note: str = ""
+    strict: bool = False            # read with spark.silt.read.allowFilesOutsideTable = false
 
 
 CASES = [
@@ -252,6 +253,7 @@ CASES = [
     Case("unknown reader feature", unknown_reader_feature, "error", "UnsupportedTableFeatureException"),
     Case("relative add path escaping the table (../)", _escaping_add("../outside.parquet"), "error",
          "CorruptLogException"),
-    Case("absolute add path outside the table", _escaping_add("{outside}"), "error", "CorruptLogException"),
-    Case("absolute DV path outside the table", dv_absolute_outside, "error", "CorruptLogException"),
+    Case("absolute add path outside the table", _escaping_add("{outside}"), "error", "CorruptLogException",
+         strict=True, note="by default such paths are read, as shallow clones need"),
+    Case("absolute DV path outside the table", dv_absolute_outside, "error", "CorruptLogException", strict=True),
 ]

@@ -36,7 +36,13 @@ def test_damaged_table(spark, pristine, tmp_path, case):
     t = tmp_path / "t"
     shutil.copytree(src, t)
     named = case.damage(t)
-    kind, got = outcome(spark, t)
+    key = "spark.silt.read.allowFilesOutsideTable"
+    if case.strict:
+        spark.conf.set(key, "false")
+    try:
+        kind, got = outcome(spark, t)
+    finally:
+        spark.conf.unset(key)
     if case.outcome == "read":
         assert kind == "read", f"expected a correct read, got {got}"
         assert got == expected

@@ -21,7 +21,7 @@ class ArchitectureSpec extends AnyFunSuite {
     Set("stats"),
     Set("txn"),
     Set("read", "write"),
-    Set("dml", "optimize", "optimizer", "vacuum", "checkpoint"),
+    Set("dml", "optimize", "optimizer", "vacuum", "checkpoint", "manifest", "convert", "clone"),
     Set("sql", "catalog"),
     Set("root"))
 

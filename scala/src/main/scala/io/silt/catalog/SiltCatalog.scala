@@ -226,36 +226,9 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   private def register(ident: Identifier, location: Path, props: Map[String, String],
       existing: Option[CatalogTable]): Table = {
     val session = spark
-    val catalog = session.sessionState.catalog
     val tableId = SiltCatalog.tableIdentifier(ident, session)
-    val snapshot = TableLog.forPath(session, location.toString).latest()
-    val partCols = snapshot.metadata.partitionColumns
-    val tableSchema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
-    // Spark's catalog wants partition columns last; the log keeps the real column order.
-    val catalogSchema = StructType(tableSchema.filterNot(f => partCols.contains(f.name)) ++
-      partCols.map(c => tableSchema(c)))
-    existing match {
-      case Some(e) =>
-        // The log is the table's truth and is committed already; a metastore that will not take the
-        // new definition (some refuse other partition columns) only leaves its copy behind.
-        try catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
-          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description)) catch {
-          case NonFatal(err) => logWarning(s"Silt: ${e.identifier.unquotedString} was replaced (version " +
-            s"${snapshot.version}), but the catalog kept its old definition: ${err.getMessage}")
-        }
-      case None =>
-        val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
-        catalog.createTable(CatalogTable(
-          identifier = tableId.copy(catalog = Some(name())),
-          tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
-          storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
-          schema = catalogSchema,
-          provider = Some(props.get(TableCatalog.PROP_PROVIDER).filter(DeltaNames.isSilt(_)).getOrElse("silt").toLowerCase),
-          partitionColumnNames = partCols,
-          properties = snapshot.metadata.configuration,
-          comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
-    }
-    SiltTableV2(session, location, Some(catalog.getTableMetadata(tableId)))
+    SiltCatalog.register(session, tableId.copy(catalog = Some(name())), location, props, existing)
+    SiltTableV2(session, location, Some(session.sessionState.catalog.getTableMetadata(tableId)))
   }
 
   /** DROP TABLE: a managed Silt table's folder goes with it; no cached snapshot of the path outlives it. */
@@ -341,6 +314,45 @@ object SiltCatalog {
     TableIdentifier(ident.name, Some(ident.namespace.lastOption.getOrElse(spark.sessionState.catalog.getCurrentDatabase)))
 
   def isSilt(t: CatalogTable): Boolean = t.provider.exists(p => DeltaNames.isSilt(p))
+
+  /**
+   * Creates (or, for a replaced table, updates) the catalog entry `tableId` of the Silt table just
+   * committed at `location`, with the log's schema, partitioning and properties. `props`: the
+   * statement's (LOCATION or EXTERNAL make it external; the provider name is kept when it is Silt's).
+   */
+  def register(session: SparkSession, tableId: TableIdentifier, location: Path, props: Map[String, String],
+      existing: Option[CatalogTable]): Unit = {
+    val catalog = session.sessionState.catalog
+    val snapshot = TableLog.forPath(session, location.toString).latest()
+    val partCols = snapshot.metadata.partitionColumns
+    val tableSchema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
+    // Spark's catalog wants partition columns last; the log keeps the real column order.
+    val catalogSchema = StructType(tableSchema.filterNot(f => partCols.contains(f.name)) ++
+      partCols.map(c => tableSchema(c)))
+    existing match {
+      case Some(e) =>
+        // The log is the table's truth and is committed already; a metastore that will not take the
+        // new definition (some refuse other partition columns) only leaves its copy behind.
+        try catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
+          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description)) catch {
+          case NonFatal(err) => log.warn(s"Silt: ${e.identifier.unquotedString} was replaced (version " +
+            s"${snapshot.version}), but the catalog kept its old definition: ${err.getMessage}")
+        }
+      case None =>
+        val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
+        catalog.createTable(CatalogTable(
+          identifier = tableId,
+          tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
+          storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
+          schema = catalogSchema,
+          provider = Some(props.get(TableCatalog.PROP_PROVIDER).filter(DeltaNames.isSilt(_)).getOrElse("silt").toLowerCase),
+          partitionColumnNames = partCols,
+          properties = snapshot.metadata.configuration,
+          comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
+    }
+  }
+
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[SiltCatalog])
 
   /** silt.`/abs/path` (or delta.`/abs/path`, when Silt serves Delta Lake's names) names a table by its path. */
   def isPathIdentifier(ident: Identifier): Boolean =

@@ -61,8 +61,8 @@ object SiltSettings {
     default = true, "refuse a VACUUM retention below the table's")
 
   val AllowFilesOutsideTable: Setting[Boolean] = Setting.boolean("spark.silt.read.allowFilesOutsideTable",
-    default = false, "read logs whose add actions or DVs name files outside the table directory (shallow clones); " +
-      "refused otherwise")
+    default = true, "read logs whose add actions or DVs name files outside the table directory (shallow clones), as " +
+      "Delta Lake does; `false` refuses them as corrupt")
 
   val TxnAppId: Setting[String] = Setting.string("spark.silt.write.txnAppId",
     "idempotent writes for the session's writes (with the next)")

@@ -105,6 +105,15 @@ class SourceSchemaChangedException(val tablePath: String, val version: Long, det
 /** The stream's offsets belong to another table than the one now at the path (it was deleted and created again). */
 class SourceTableReplacedException(val tablePath: String, detail: String) extends StreamingSourceException(detail)
 
+/** VACUUM LITE cannot see every commit of the window it must cover (the log was cleaned up): VACUUM FULL must run. */
+class CannotVacuumLiteException(val tablePath: String, detail: String) extends SiltException(detail)
+
+/** A folder cannot be converted to a Delta table as it is; names the files and what to do. */
+class ConvertToDeltaException(val path: String, detail: String) extends SiltException(detail)
+
+/** Symlink manifests cannot list these files: they carry deletion vectors, which manifest readers would ignore. */
+class ManifestWithDeletionVectorsException(val tablePath: String, detail: String) extends SiltException(detail)
+
 object SiltException {
   /** The Silt error at the root of a failure (a task's error arrives wrapped in Spark's job failure), if any. */
   def rootOf(e: Throwable): Option[SiltException] =

@@ -51,11 +51,12 @@ object TableProperties {
   val ConstraintPrefix = "delta.constraints."
   val ColumnMappingModeKey = "delta.columnMapping.mode"
   val EnableChangeDataFeed = "delta.enableChangeDataFeed"
+  val SymlinkManifestKey = "delta.compatibility.symlinkFormatManifest.enabled"
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed)
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -95,7 +96,10 @@ final case class TableProperties(configuration: Map[String, String]) {
   def validate(): Unit = {
     Seq[Any](deletionVectorsEnabled, appendOnly, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
-    ()
+    if (symlinkManifest && deletionVectorsEnabled) {
+      throw new InvalidTableOperationException(s"$SymlinkManifestKey and $EnableDeletionVectors cannot both be true: " +
+        "symlink manifests cannot carry deletion vectors, so manifest readers would return deleted rows. Turn one off.")
+    }
   }
 
   def isolationLevel: IsolationLevel = oneOf(IsolationLevelKey, IsolationLevel.tableLevels, (l: IsolationLevel) => l.name,
@@ -104,6 +108,8 @@ final case class TableProperties(configuration: Map[String, String]) {
   def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
   def appendOnly: Boolean = flag(AppendOnly, default = false)
   def changeDataFeed: Boolean = flag(EnableChangeDataFeed, default = false)
+  /** Whether every commit keeps the symlink manifests (`_symlink_format_manifest/`) up to date. */
+  def symlinkManifest: Boolean = flag(SymlinkManifestKey, default = false)
   def expiredLogCleanup: Boolean = flag(EnableExpiredLogCleanup, default = true)
   def writeStatsAsStruct: Boolean = flag(WriteStatsAsStruct, default = true)
 

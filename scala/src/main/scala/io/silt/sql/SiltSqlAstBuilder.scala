@@ -3,7 +3,9 @@ package io.silt.sql
 import scala.jdk.CollectionConverters._
 
 import io.silt.sql.parser.{SiltSqlBaseBaseVisitor, SiltSqlBaseParser => P}
-import io.silt.txn.OptimizeMode
+import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
+import io.silt.txn.{CreateMode, OptimizeMode}
+import io.silt.vacuum.VacuumMode
 import org.antlr.v4.runtime.misc.Interval
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
@@ -17,14 +19,63 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDescribeHistory(ctx: P.DescribeHistoryContext): LogicalPlan =
     DescribeHistoryCommand(tableRef(ctx.table), Option(ctx.limit).map(_.getText.toInt))
 
-  override def visitVacuumTable(ctx: P.VacuumTableContext): LogicalPlan =
-    VacuumCommand(tableRef(ctx.table), Option(ctx.number).map(_.getText.toDouble), ctx.DRY != null)
+  override def visitVacuumTable(ctx: P.VacuumTableContext): LogicalPlan = {
+    val modifiers = ctx.vacuumModifier().asScala.toSeq
+    def once[T](what: String, found: Seq[T]): Option[T] = {
+      if (found.size > 1) throw new InvalidTableOperationException(s"VACUUM takes $what once, not ${found.size} times")
+      found.headOption
+    }
+    val mode = once("LITE / FULL", modifiers.flatMap(m => Option(m.vacuumType))).map { t =>
+      if (t.getType == P.LITE) VacuumMode.Lite else VacuumMode.Full
+    }
+    val hours = once("RETAIN", modifiers.flatMap(m => Option(m.number))).map(_.getText.toDouble)
+    val dryRun = once("DRY RUN", modifiers.filter(_.DRY != null)).isDefined
+    VacuumCommand(tableRef(ctx.table), hours, dryRun, mode.getOrElse(VacuumMode.Full))
+  }
 
   override def visitRestoreTable(ctx: P.RestoreTableContext): LogicalPlan = {
     val spark = org.apache.spark.sql.SparkSession.active
     val target = if (ctx.version != null) io.silt.read.TimeTravel.AtVersion(ctx.version.getText.toLong)
       else io.silt.read.TimeTravel.AsOfTimestamp(io.silt.read.TimeTravel.parseTimestamp(spark, SiltSqlAstBuilder.unquote(ctx.timestamp.getText)))
     RestoreCommand(tableRef(ctx.table), target)
+  }
+
+  override def visitGenerateManifest(ctx: P.GenerateManifestContext): LogicalPlan =
+    GenerateCommand(SiltSqlAstBuilder.identifier(ctx.modeName.getText), tableRef(ctx.table))
+
+  override def visitConvertToDelta(ctx: P.ConvertToDeltaContext): LogicalPlan = {
+    val schema = Option(ctx.partitionSchema).map(p => org.apache.spark.sql.SparkSession.active.sessionState.sqlParser
+      .parseTableSchema(predicateText(p).get))
+    ConvertCommand(tableRef(ctx.table), schema, collectStats = ctx.STATISTICS == null)
+  }
+
+  override def visitCloneTable(ctx: P.CloneTableContext): LogicalPlan = {
+    if (ctx.deep != null) {
+      throw new UnsupportedOptionException("DEEP CLONE", "DEEP CLONE is not supported by Silt: use SHALLOW CLONE (no " +
+        "data copied), or CREATE TABLE … USING silt AS SELECT * FROM the source to copy the rows")
+    }
+    val mode = if (ctx.CREATE == null) CreateMode.Replace else if (ctx.REPLACE != null) CreateMode.CreateOrReplace
+      else CreateMode.Create
+    if (ctx.EXISTS != null && mode != CreateMode.Create) {
+      throw new InvalidTableOperationException("IF NOT EXISTS cannot go with REPLACE in a SHALLOW CLONE")
+    }
+    val spark = org.apache.spark.sql.SparkSession.active
+    val version = if (ctx.version != null) io.silt.read.TimeTravel.AtVersion(ctx.version.getText.toLong)
+      else if (ctx.timestamp != null) io.silt.read.TimeTravel.AsOfTimestamp(
+        io.silt.read.TimeTravel.parseTimestamp(spark, SiltSqlAstBuilder.unquote(ctx.timestamp.getText)))
+      else io.silt.read.TimeTravel.Latest
+    val clauses = ctx.cloneClause().asScala.toSeq
+    if (clauses.count(_.TBLPROPERTIES != null) > 1 || clauses.count(_.LOCATION != null) > 1) {
+      throw new InvalidTableOperationException("a SHALLOW CLONE takes TBLPROPERTIES and LOCATION once each")
+    }
+    val properties = clauses.flatMap(_.property().asScala).map { p =>
+      val key = if (p.key.STRING != null) SiltSqlAstBuilder.unquote(p.key.STRING.getText)
+        else p.key.qualifiedName.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString(".")
+      val value = if (p.value.STRING != null) SiltSqlAstBuilder.unquote(p.value.STRING.getText) else p.value.getText
+      key -> value
+    }
+    val location = clauses.flatMap(c => Option(c.location)).headOption.map(l => SiltSqlAstBuilder.unquote(l.getText))
+    CloneCommand(tableRef(ctx.target), tableRef(ctx.source), version, mode, ctx.EXISTS != null, properties.toMap, location)
   }
 
   override def visitCheckpointTable(ctx: P.CheckpointTableContext): LogicalPlan =

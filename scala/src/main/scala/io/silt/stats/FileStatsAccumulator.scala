@@ -21,6 +21,49 @@ final class FileStatsAccumulator(columns: IndexedSeq[StatsColumn]) {
   private val maxs = new Array[Any](n)
   private val noMinMax = new Array[Boolean](n) // a NaN or infinity makes bounds unrepresentable
   private val kinds = columns.map(c => FileStatsAccumulator.kindOf(c.dataType)).toArray
+  private val unknownNulls = new Array[Boolean](n) // a summary without a null count: none is written
+
+  /**
+   * Adds `rows` rows known only by a summary (a Parquet footer's), one per column: its null count
+   * and bounds in this accumulator's terms (Long for integral, date and timestamp columns, Double,
+   * Decimal, UTF8String); None where the summary does not know them.
+   */
+  def addSummary(rows: Long, summaries: IndexedSeq[ColumnSummary]): Unit = {
+    require(summaries.length == n, s"${summaries.length} summaries for $n columns")
+    numRecords += rows
+    var i = 0
+    while (i < n) {
+      val s = summaries(i)
+      s.nullCount match {
+        case Some(c) => nullCounts(i) += c
+        case None => unknownNulls(i) = true
+      }
+      val allNull = s.nullCount.contains(rows)
+      if (!allNull && kinds(i) != FileStatsAccumulator.NoBounds && !noMinMax(i)) {
+        (s.min, s.max) match {
+          case (Some(lo), Some(hi)) => bound(i, lo, hi)
+          case _ => noMinMax(i) = true; mins(i) = null; maxs(i) = null
+        }
+      }
+      i += 1
+    }
+  }
+
+  private def bound(i: Int, lo: Any, hi: Any): Unit = kinds(i) match {
+    case FileStatsAccumulator.Integral =>
+      if (mins(i) == null || lo.asInstanceOf[Long] < mins(i).asInstanceOf[Long]) mins(i) = lo
+      if (maxs(i) == null || hi.asInstanceOf[Long] > maxs(i).asInstanceOf[Long]) maxs(i) = hi
+    case FileStatsAccumulator.Fractional =>
+      if (mins(i) == null || lo.asInstanceOf[Double] < mins(i).asInstanceOf[Double]) mins(i) = lo
+      if (maxs(i) == null || hi.asInstanceOf[Double] > maxs(i).asInstanceOf[Double]) maxs(i) = hi
+    case FileStatsAccumulator.Dec =>
+      if (mins(i) == null || lo.asInstanceOf[Decimal].compare(mins(i).asInstanceOf[Decimal]) < 0) mins(i) = lo
+      if (maxs(i) == null || hi.asInstanceOf[Decimal].compare(maxs(i).asInstanceOf[Decimal]) > 0) maxs(i) = hi
+    case FileStatsAccumulator.Str =>
+      if (mins(i) == null || lo.asInstanceOf[UTF8String].compareTo(mins(i).asInstanceOf[UTF8String]) < 0) mins(i) = lo
+      if (maxs(i) == null || hi.asInstanceOf[UTF8String].compareTo(maxs(i).asInstanceOf[UTF8String]) > 0) maxs(i) = hi
+    case _ =>
+  }
 
   def update(row: InternalRow): Unit = {
     numRecords += 1
@@ -78,7 +121,7 @@ final class FileStatsAccumulator(columns: IndexedSeq[StatsColumn]) {
     val nullNode = root.putObject("nullCount")
     columns.indices.foreach { i =>
       val c = columns(i)
-      FileStatsAccumulator.put(nullNode, c.path, nodes.numberNode(nullCounts(i)))
+      if (!unknownNulls(i)) FileStatsAccumulator.put(nullNode, c.path, nodes.numberNode(nullCounts(i)))
       if (mins(i) != null) {
         FileStatsAccumulator.put(minNode, c.path, FileStatsAccumulator.render(c.dataType, mins(i), isMax = false))
         FileStatsAccumulator.put(maxNode, c.path, FileStatsAccumulator.render(c.dataType, maxs(i), isMax = true))
@@ -87,6 +130,9 @@ final class FileStatsAccumulator(columns: IndexedSeq[StatsColumn]) {
     ActionCodec.mapper.writeValueAsString(root)
   }
 }
+
+/** What a summary (a Parquet footer) knows of one column of a file: null count and bounds, where known. */
+final case class ColumnSummary(nullCount: Option[Long], min: Option[Any], max: Option[Any])
 
 object FileStatsAccumulator {
   private val NoBounds = 0

@@ -178,11 +178,28 @@ object Operation {
     def parameters: Map[String, String] = Map("version" -> version.toString)
   }
 
-  final case class VacuumStart(retentionCheckEnabled: Boolean, defaultRetentionMillis: Long, specifiedRetentionMillis: Long,
+  /** CONVERT TO DELTA: the files added, the partition columns, whether statistics were read; the catalog table converted. */
+  final case class Convert(numFiles: Long, partitionBy: Seq[String], collectStats: Boolean, catalogTable: Option[String],
       metrics: Map[String, Long]) extends Operation {
+    def name: String = "CONVERT"
+    def parameters: Map[String, String] = Map("numFiles" -> numFiles.toString, "partitionedBy" -> Json.array(partitionBy),
+      "collectStats" -> collectStats.toString) ++ catalogTable.map("catalogTable" -> _)
+  }
+
+  /** CREATE [OR REPLACE] TABLE … SHALLOW CLONE: the source (name or path) and the version cloned. */
+  final case class Clone(source: String, sourceVersion: Long, mode: CreateMode, metrics: Map[String, Long]) extends Operation {
+    def name: String = "CLONE"
+    def parameters: Map[String, String] = Map("source" -> source, "sourceVersion" -> sourceVersion.toString,
+      "isShallow" -> "true")
+  }
+
+  /** `vacuumType`: LITE (files from the log) or FULL (files from a listing). */
+  final case class VacuumStart(retentionCheckEnabled: Boolean, defaultRetentionMillis: Long, specifiedRetentionMillis: Long,
+      vacuumType: String, metrics: Map[String, Long]) extends Operation {
     def name: String = "VACUUM START"
     def parameters: Map[String, String] = Map("retentionCheckEnabled" -> retentionCheckEnabled.toString,
-      "defaultRetentionMillis" -> defaultRetentionMillis.toString, "specifiedRetentionMillis" -> specifiedRetentionMillis.toString)
+      "defaultRetentionMillis" -> defaultRetentionMillis.toString, "specifiedRetentionMillis" -> specifiedRetentionMillis.toString,
+      "vacuumType" -> vacuumType)
   }
 
   final case class VacuumEnd(metrics: Map[String, Long]) extends Operation {

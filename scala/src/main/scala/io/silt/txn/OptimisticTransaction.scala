@@ -3,7 +3,7 @@ package io.silt.txn
 import java.util.UUID
 
 import io.silt.config.{SiltSettings, SiltVersion}
-import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException}
+import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException, ManifestWithDeletionVectorsException}
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import org.apache.spark.sql.SparkSession
@@ -100,6 +100,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     require(!committed, "a transaction commits once")
     val actions = operationActions ++ appTransaction
     checkAppendOnly(actions)
+    checkManifestCompatible(actions)
     val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
     val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet
     val ownDomains = actions.collect { case d: DomainMetadata => d.domain }.toSet
@@ -153,6 +154,26 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     if (appendOnly && actions.exists { case r: RemoveFile => r.dataChange; case _ => false }) {
       throw new InvalidTableOperationException(s"table ${log.tablePath} is append-only " +
         "(delta.appendOnly = true): this operation would delete or overwrite data")
+    }
+  }
+
+  /**
+   * A table that keeps symlink manifests takes no deletion vectors (manifest readers would return
+   * the deleted rows): neither new ones, nor files that have them when the property is turned on.
+   */
+  private def checkManifestCompatible(actions: Seq[Action]): Unit = {
+    if (!TableProperties(metadata.configuration).symlinkManifest) return
+    val added = actions.collect { case a: AddFile if a.deletionVector.isDefined => a.path }
+    val turnedOn = readSnapshot.forall(s => !TableProperties(s.metadata.configuration).symlinkManifest)
+    val removed = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
+    val kept = if (!turnedOn) Nil else readSnapshot.toSeq.flatMap(_.files).filter(a =>
+      a.deletionVector.isDefined && !removed(TablePaths.canonical(log.tablePath, a.path))).map(_.path)
+    val withDv = added ++ kept
+    if (withDv.nonEmpty) {
+      throw new ManifestWithDeletionVectorsException(log.tablePath.toString, s"table ${log.tablePath} keeps symlink " +
+        s"manifests (${TableProperties.SymlinkManifestKey} = true), which cannot carry deletion vectors, but " +
+        s"${withDv.size} of its files would have them (${withDv.take(5).mkString(", ")}${if (withDv.size > 5) ", …" else ""}). " +
+        "Run REORG TABLE … APPLY (PURGE) first, or turn the property off; nothing was committed.")
     }
   }
 

@@ -4,7 +4,7 @@ import io.silt.config.SiltSettings
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ChangeDataFeed, Snapshot, TableFeatures, TableLog, TableProperties}
+import io.silt.log.{ChangeDataFeed, Snapshot, TableFeatures, TableLog, TableProperties, TablePaths}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
@@ -13,16 +13,27 @@ import org.apache.spark.util.SerializableConfiguration
 /** What VACUUM found (and, unless a dry run, deleted). */
 final case class VacuumResult(files: Seq[String], bytes: Long, deletionVectors: Long, dryRun: Boolean)
 
+/** How VACUUM finds what to delete. */
+sealed abstract class VacuumMode(val name: String)
+object VacuumMode {
+  /** Lists every file under the table root: also finds files that were never committed. */
+  case object Full extends VacuumMode("FULL")
+  /** Reads the removals of the commits since the last VACUUM from the log: no listing. */
+  case object Lite extends VacuumMode("LITE")
+}
+
 /**
  * VACUUM: deletes the data and deletion-vector files under the table root that the current
  * version does not use and that were removed (or, for files never committed, written) longer
- * ago than the retention. `_delta_log` and hidden paths are never touched.
+ * ago than the retention. `_delta_log` and hidden paths are never touched, nor files outside the
+ * table root (a shallow clone's source files).
  */
 object Vacuum {
   /** Above this many files the deletes run in the executors. */
   private val ParallelDeleteThreshold = 1000
 
-  def run(spark: SparkSession, tablePath: Path, retentionHours: Option[Double], dryRun: Boolean): VacuumResult = {
+  def run(spark: SparkSession, tablePath: Path, retentionHours: Option[Double], dryRun: Boolean,
+      mode: VacuumMode = VacuumMode.Full): VacuumResult = {
     val log = TableLog.forPath(spark, tablePath.toString)
     val snapshot = log.latestOption().getOrElse(throw new NotADeltaTableException(tablePath.toString))
     // vacuumProtocolCheck: VACUUM must honour the table's write protocol.
@@ -36,22 +47,32 @@ object Vacuum {
         s"delta.deletedFileRetentionDuration (${defaultMs / 3600000.0} hours): files that concurrent readers or time travel " +
         s"still need could be deleted. Set ${SiltSettings.VacuumRetentionCheck.key} = false to do it anyway.")
     }
-    val now = System.currentTimeMillis()
-    val cutoff = now - retentionMs
+    val cutoff = System.currentTimeMillis() - retentionMs
     val keep = referenced(snapshot, cutoff)
-    val fs = tablePath.getFileSystem(log.hadoopConf)
-    val root = fs.makeQualified(tablePath)
-    val candidates = listTableFiles(fs, root).filter { st =>
-      !keep.contains(key(st.getPath)) && st.getModificationTime < cutoff
+    // The newest commit whose removals this run deals with: where the next LITE starts.
+    val (candidates, vacuumedTo) = mode match {
+      case VacuumMode.Full =>
+        val fs = tablePath.getFileSystem(log.hadoopConf)
+        val listed = listTableFiles(fs, fs.makeQualified(tablePath)).filter { st =>
+          !keep.contains(key(st.getPath)) && st.getModificationTime < cutoff
+        }.map(st => VacuumCandidate(st.getPath, st.getLen, st.getPath.getName.startsWith("deletion_vector_")))
+        (listed, RemovedFiles.newestBefore(log, cutoff))
+      case VacuumMode.Lite =>
+        RemovedFiles.window(log, snapshot, cutoff) match {
+          case Some(w) => (RemovedFiles.candidates(log, w, keep.contains), Some(w.to))
+          case None => (Nil, None)
+        }
     }
-    val paths = candidates.map(_.getPath.toString)
-    val bytes = candidates.map(_.getLen).sum
-    val dvs = candidates.count(_.getPath.getName.startsWith("deletion_vector_")).toLong
+    val paths = candidates.map(_.path.toString)
+    val bytes = candidates.map(_.size).sum
+    val dvs = candidates.count(_.isDeletionVector).toLong
     if (!dryRun) {
-      commitInfoOnly(spark, log, Operation.VacuumStart(checkEnabled, defaultMs, retentionMs,
+      commitInfoOnly(spark, log, Operation.VacuumStart(checkEnabled, defaultMs, retentionMs, mode.name,
         Map("numFilesToDelete" -> paths.size.toLong, "sizeOfDataToDelete" -> bytes)))
       val deleted = delete(spark, paths, log.hadoopConf)
-      commitInfoOnly(spark, log, Operation.VacuumEnd(Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs, "numVacuumedDirectories" -> 0L)))
+      commitInfoOnly(spark, log, Operation.VacuumEnd(Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs,
+        "numVacuumedDirectories" -> 0L)))
+      vacuumedTo.foreach(LastVacuumInfo.write(log, _))
     }
     VacuumResult(paths, bytes, dvs, dryRun)
   }
@@ -61,7 +82,7 @@ object Vacuum {
     val root = snapshot.tablePath
     val live = snapshot.files.flatMap(a => Seq(snapshot.filePath(a)) ++ a.deletionVector.filterNot(_.isInline).map(_.filePath(root)))
     val recent = snapshot.tombstones.filter(_.deletionTimestamp.forall(_ > cutoff)).flatMap { r =>
-      Seq(io.silt.log.TablePaths.absolute(root, r.path)) ++ r.deletionVector.filterNot(_.isInline).map(_.filePath(root))
+      Seq(TablePaths.absolute(root, r.path)) ++ r.deletionVector.filterNot(_.isInline).map(_.filePath(root))
     }
     (live ++ recent).map(key).toSet
   }

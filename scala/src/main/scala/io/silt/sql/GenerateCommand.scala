@@ -1,0 +1,24 @@
+package io.silt.sql
+
+import io.silt.errors.{NotADeltaTableException, UnsupportedOptionException}
+import io.silt.log.{TableFeatures, TableLog}
+import io.silt.manifest.SymlinkManifest
+import io.silt.spark.JobDescription
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+
+/** GENERATE symlink_format_manifest FOR TABLE t: writes the manifests of the table's latest version. */
+final case class GenerateCommand(mode: String, table: TableRef) extends LeafRunnableCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    if (!mode.equalsIgnoreCase(SymlinkManifest.Mode)) {
+      throw new UnsupportedOptionException(mode, s"GENERATE $mode is not a manifest Silt writes: the one mode is " +
+        s"${SymlinkManifest.Mode}")
+    }
+    val path = table.path(spark)
+    val log = TableLog.forPath(spark, path.toString)
+    val snapshot = log.latestOption().getOrElse(throw new NotADeltaTableException(path.toString))
+    TableFeatures.checkReadable(path.toString, snapshot.protocol, snapshot.metadata)
+    JobDescription(spark, s"GENERATE ${SymlinkManifest.Mode} FOR ${path.getName}")(SymlinkManifest.generateAll(log, snapshot))
+    Nil
+  }
+}
