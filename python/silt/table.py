@@ -15,6 +15,11 @@ def _quote_path(path: str) -> str:
     return "'" + path.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _is_path(target: str) -> bool:
+    """Whether a clone or convert target names a folder (absolute, or with a scheme) rather than a table."""
+    return target.startswith("/") or "://" in target or target.startswith("file:")
+
+
 class SiltTable:
     """A Silt table, by path or by catalog name.
 
@@ -148,10 +153,49 @@ class SiltTable:
         """
         return MergeBuilder(self, source, _condition_sql(condition), source_alias, self._alias or target_alias)
 
-    def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False) -> "DataFrame":
-        """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them."""
-        sql = f"VACUUM {self._ref}" + (f" RETAIN {float(retention_hours)} HOURS" if retention_hours is not None else "")
+    def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False, lite: bool = False) -> "DataFrame":
+        """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them;
+        ``lite=True`` deletes only the files the log says were removed (VACUUM LITE: no listing)."""
+        sql = f"VACUUM {self._ref}" + (" LITE" if lite else "") + \
+            (f" RETAIN {float(retention_hours)} HOURS" if retention_hours is not None else "")
         return reraise(lambda: self._spark.sql(sql + (" DRY RUN" if dry_run else "")))
+
+    def generate(self, mode: str = "symlink_format_manifest") -> None:
+        """Writes the symlink manifests that Presto, Trino and Athena read. ``t.generate()``"""
+        reraise(lambda: self._spark.sql(f"GENERATE {mode} FOR TABLE {self._ref}").collect())
+
+    def clone(self, target: str, version: Optional[int] = None, timestamp: Optional[str] = None,
+              replace: bool = False, properties: Optional[Mapping[str, str]] = None) -> "SiltTable":
+        """A shallow clone of this table (at ``version`` or ``timestamp``, else the latest) at ``target``, a
+        path or a catalog name; ``replace=True`` replaces a table there. ``t.clone("/data/copy", version=3)``"""
+        if version is not None and timestamp is not None:
+            raise ValueError("clone takes a version or a timestamp, not both")
+        as_path = _is_path(target)
+        sql = ("CREATE OR REPLACE TABLE " if replace else "CREATE TABLE ") + \
+            (_quote_path(target) if as_path else target) + f" SHALLOW CLONE {self._ref}"
+        if version is not None:
+            sql += f" VERSION AS OF {int(version)}"
+        if timestamp is not None:
+            sql += f" TIMESTAMP AS OF {_quote_path(str(timestamp))}"
+        if properties:
+            sql += " TBLPROPERTIES (" + ", ".join(f"{_quote_path(k)} = {_quote_path(str(v))}"
+                                                  for k, v in properties.items()) + ")"
+        reraise(lambda: self._spark.sql(sql).collect())
+        return SiltTable(self._spark, path=target) if as_path else SiltTable(self._spark, name=target)
+
+    @classmethod
+    def convert_to_delta(cls, spark: "SparkSession", identifier: str, partition_schema: Optional[str] = None,
+                         collect_stats: bool = True) -> "SiltTable":
+        """Makes a Parquet folder (``parquet.`/path```, or a path) or catalog Parquet table a Silt table in
+        place. ``SiltTable.convert_to_delta(spark, "/data/pq", "day INT")``"""
+        ref = f"parquet.`{identifier}`" if _is_path(identifier) else identifier
+        sql = f"CONVERT TO DELTA {ref}" + ("" if collect_stats else " NO STATISTICS") + \
+            (f" PARTITIONED BY ({partition_schema})" if partition_schema else "")
+        reraise(lambda: spark.sql(sql).collect())
+        path = identifier[len("parquet.`"):-1] if identifier.lower().startswith("parquet.`") else identifier
+        if _is_path(identifier) or identifier.lower().startswith("parquet.`"):
+            return SiltTable(spark, path=path)
+        return SiltTable(spark, name=identifier)
 
     def checkpoint(self) -> "DataFrame":
         """Writes a checkpoint of the current version now. ``t.checkpoint()``"""

@@ -115,6 +115,35 @@ class DeltaTable:
         """Adds a table feature to the protocol."""
         self._table.add_feature(featureName)
 
+    def generate(self, mode: str) -> None:
+        """Writes the manifests of ``mode`` (``"symlink_format_manifest"``)."""
+        self._table.generate(mode)
+
+    def clone(self, target: str, isShallow: bool, replace: bool = False,
+              properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
+        """A shallow clone of the latest version at ``target`` (a path or a table name)."""
+        return DeltaTable(self._table.clone(target, replace=replace, properties=_shallow(isShallow, properties)))
+
+    def cloneAtVersion(self, version: int, target: str, isShallow: bool, replace: bool = False,
+                       properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
+        """A shallow clone of ``version`` at ``target``."""
+        return DeltaTable(self._table.clone(target, version=version, replace=replace,
+                                            properties=_shallow(isShallow, properties)))
+
+    def cloneAtTimestamp(self, timestamp: str, target: str, isShallow: bool, replace: bool = False,
+                         properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
+        """A shallow clone of the version current at ``timestamp`` at ``target``."""
+        return DeltaTable(self._table.clone(target, timestamp=timestamp, replace=replace,
+                                            properties=_shallow(isShallow, properties)))
+
+    @classmethod
+    def convertToDelta(cls, sparkSession: "SparkSession", identifier: str,
+                       partitionSchema: Optional[Union[str, "StructType"]] = None) -> "DeltaTable":
+        """Makes the Parquet table ``identifier`` (``parquet.`/path``` or a catalog name) a table in place."""
+        schema = partitionSchema if partitionSchema is None or isinstance(partitionSchema, str) else \
+            ", ".join(f"{_quote_ident(f.name)} {f.dataType.simpleString()}" for f in partitionSchema.fields)
+        return cls(SiltTable.convert_to_delta(sparkSession, identifier, schema))
+
     # ------------------------------------------------------------------ creating
 
     @classmethod
@@ -136,6 +165,14 @@ class DeltaTable:
     def createOrReplace(cls, sparkSession: Optional["SparkSession"] = None) -> "DeltaTableBuilder":
         """A builder of ``CREATE OR REPLACE TABLE``."""
         return DeltaTableBuilder(_session(sparkSession), "CREATE OR REPLACE TABLE")
+
+
+def _shallow(isShallow: bool, properties: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """The clone's properties; a deep clone (a copy of the files) is refused, naming it."""
+    if not isShallow:
+        raise UnsupportedOptionException("DEEP CLONE: Silt makes shallow clones only (isShallow=True), which copy no "
+                                         "data; copy the rows with CREATE TABLE … AS SELECT instead")
+    return properties
 
 
 def _session(spark: Optional["SparkSession"]) -> "SparkSession":

@@ -25,7 +25,9 @@ object SymlinkManifest {
   /** Writes every partition's manifest for `snapshot` and deletes those of partitions it no longer has. */
   def generateAll(log: TableLog, snapshot: Snapshot): ManifestResult = {
     checkNoDeletionVectors(snapshot, snapshot.files)
-    val byDir = snapshot.files.groupBy(a => partitionDir(snapshot, a.partitionValues))
+    val grouped = snapshot.files.groupBy(a => partitionDir(snapshot, a.partitionValues))
+    // an unpartitioned table always has its one manifest, empty when the table is
+    val byDir = if (snapshot.metadata.partitionColumns.isEmpty && grouped.isEmpty) Map("" -> IndexedSeq.empty[AddFile]) else grouped
     val fs = root(log).getFileSystem(log.hadoopConf)
     val stale = existingManifests(fs, root(log)).filterNot(d => byDir.contains(d))
     byDir.foreach { case (dir, files) => write(fs, log, snapshot, dir, files) }
@@ -44,6 +46,7 @@ object SymlinkManifest {
     dirs.foreach { d =>
       files.get(d) match {
         case Some(fs0) => write(fs, log, snapshot, d, fs0)
+        case None if d.isEmpty => write(fs, log, snapshot, d, Nil)
         case None => if (fs.delete(manifestPath(log, d), false)) deleted += 1
       }
     }
@@ -75,7 +78,8 @@ object SymlinkManifest {
     if (dir.isEmpty) new Path(root(log), FileName) else new Path(new Path(root(log), dir), FileName)
 
   private def write(fs: FileSystem, log: TableLog, snapshot: Snapshot, dir: String, files: Seq[AddFile]): Unit = {
-    val text = files.map(a => fs.makeQualified(snapshot.filePath(a)).toUri.toString).sorted.mkString("", "\n", "\n")
+    // Paths as Hadoop prints them (not URI-encoded), one per line, as Delta Lake writes them.
+    val text = files.map(a => fs.makeQualified(snapshot.filePath(a)).toString).sorted.map(_ + "\n").mkString
     val out = fs.create(manifestPath(log, dir), true)
     try out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) finally out.close()
   }

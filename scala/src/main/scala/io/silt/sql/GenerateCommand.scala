@@ -4,6 +4,7 @@ import io.silt.errors.{NotADeltaTableException, UnsupportedOptionException}
 import io.silt.log.{TableFeatures, TableLog}
 import io.silt.manifest.SymlinkManifest
 import io.silt.spark.JobDescription
+import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
@@ -18,7 +19,14 @@ final case class GenerateCommand(mode: String, table: TableRef) extends LeafRunn
     val log = TableLog.forPath(spark, path.toString)
     val snapshot = log.latestOption().getOrElse(throw new NotADeltaTableException(path.toString))
     TableFeatures.checkReadable(path.toString, snapshot.protocol, snapshot.metadata)
-    JobDescription(spark, s"GENERATE ${SymlinkManifest.Mode} FOR ${path.getName}")(SymlinkManifest.generateAll(log, snapshot))
+    JobDescription(spark, s"GENERATE ${SymlinkManifest.Mode} FOR ${path.getName}") {
+      val result = SymlinkManifest.generateAll(log, snapshot)
+      // Delta Lake records no commit for GENERATE; Silt records one with only commitInfo, so that
+      // DESCRIBE HISTORY shows when the manifests were written and of which version.
+      OptimisticTransaction.start(spark, log).commit(Nil, Operation.Generate(SymlinkManifest.Mode, snapshot.version, Map(
+        "numManifestsWritten" -> result.manifestsWritten.toLong, "numManifestsDeleted" -> result.manifestsDeleted.toLong,
+        "numFilesListed" -> result.filesListed)))
+    }
     Nil
   }
 }

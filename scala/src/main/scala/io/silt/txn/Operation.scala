@@ -183,7 +183,7 @@ object Operation {
       metrics: Map[String, Long]) extends Operation {
     def name: String = "CONVERT"
     def parameters: Map[String, String] = Map("numFiles" -> numFiles.toString, "partitionedBy" -> Json.array(partitionBy),
-      "collectStats" -> collectStats.toString) ++ catalogTable.map("catalogTable" -> _)
+      "collectStats" -> collectStats.toString, "sourceFormat" -> "parquet") ++ catalogTable.map("catalogTable" -> _)
   }
 
   /** CREATE [OR REPLACE] TABLE … SHALLOW CLONE: the source (name or path) and the version cloned. */
@@ -191,6 +191,12 @@ object Operation {
     def name: String = "CLONE"
     def parameters: Map[String, String] = Map("source" -> source, "sourceVersion" -> sourceVersion.toString,
       "isShallow" -> "true")
+  }
+
+  /** GENERATE symlink_format_manifest: the manifests written for version `tableVersion` (a commit of commitInfo only). */
+  final case class Generate(mode: String, tableVersion: Long, metrics: Map[String, Long]) extends Operation {
+    def name: String = "GENERATE"
+    def parameters: Map[String, String] = Map("mode" -> mode, "tableVersion" -> tableVersion.toString)
   }
 
   /** `vacuumType`: LITE (files from the log) or FULL (files from a listing). */
