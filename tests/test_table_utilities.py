@@ -349,3 +349,31 @@ def test_vacuum_lite(spark, tmp_path):
     finally:
         spark.conf.unset("spark.silt.vacuum.retentionDurationCheck.enabled")
     assert sorted(r["id"] for r in spark.read.format("silt").load(str(t)).collect()) == list(range(20, 40))
+
+
+# ------------------------------------------------------------------ the Python APIs
+
+def test_python_apis(spark, tmp_path):
+    from silt.delta.tables import DeltaTable
+
+    folder = tmp_path / "pq"
+    spark.range(6).selectExpr("id", "CAST(id % 2 AS INT) AS p").write.partitionBy("p").parquet(str(folder))
+    dt = DeltaTable.convertToDelta(spark, f"parquet.`{folder}`", "p INT")
+    assert sorted(r["id"] for r in dt.toDF().collect()) == list(range(6))
+
+    clone = dt.cloneAtVersion(0, str(tmp_path / "clone"), isShallow=True, properties={"team": "data"})
+    assert clone.toDF().count() == 6 and clone.detail().collect()[0]["properties"]["team"] == "data"
+    with pytest.raises(UnsupportedOptionException, match="DEEP CLONE"):
+        dt.clone(str(tmp_path / "deep"), isShallow=False)
+    again = dt.clone(str(tmp_path / "clone"), isShallow=True, replace=True)
+    assert [r["operation"] for r in again.history().collect()] == ["CLONE", "CLONE"]
+
+    dt.generate("symlink_format_manifest")
+    assert set(manifests(folder)) == {"p=0", "p=1"}
+
+    flat = tmp_path / "flat"
+    spark.range(3).write.parquet(str(flat))
+    t = SiltTable.convert_to_delta(spark, str(flat), collect_stats=False)
+    assert t.to_df().count() == 3
+    assert t.clone("utilities_api_clone", version=0).to_df().count() == 3
+    spark.sql("DROP TABLE utilities_api_clone")

@@ -15,7 +15,7 @@ from antlr4.error.ErrorListener import ErrorListener
 from silt.sql.generated.SiltSqlBaseLexer import SiltSqlBaseLexer
 from silt.sql.generated.SiltSqlBaseParser import SiltSqlBaseParser
 
-_LEADING = {"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CHECKPOINT"}
+_LEADING = {"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CHECKPOINT", "CONVERT", "GENERATE"}
 _DESCRIBE_OBJECTS = {"HISTORY", "DETAIL", "FILES"}
 # First words of Spark's own statements: never taken for a misspelt Silt keyword.
 _SPARK_LEADING = {
