@@ -14,8 +14,6 @@ from silt import SiltTable
 from silt.errors import (CannotVacuumLiteException, ConvertToDeltaException, InvalidTableOperationException,
                          ManifestWithDeletionVectorsException, UnsupportedOptionException, reraise)
 
-pytestmark = pytest.mark.smoke
-
 PARTITION_VALUES = "CASE id % 6 WHEN 0 THEN NULL WHEN 1 THEN 'a b' WHEN 2 THEN 'x/y' WHEN 3 THEN 'c=d' " \
                    "WHEN 4 THEN 'e%f' ELSE 'ü' END"
 
@@ -56,6 +54,7 @@ def data_files_on_disk(path):
 
 # ------------------------------------------------------------------ CONVERT TO DELTA
 
+@pytest.mark.smoke
 def test_convert_partitioned_parquet_folder(spark, tmp_path):
     folder = tmp_path / "pq"
     write_parquet_folder(spark, folder)
@@ -188,6 +187,7 @@ def check_manifests(spark, path):
     assert manifest_rows(path) == sorted(r["id"] for r in spark.read.format("silt").load(str(path)).collect())
 
 
+@pytest.mark.smoke
 def test_generate_manifests_list_the_live_files(spark, tmp_path):
     t = tmp_path / "man"
     spark.sql(f"SELECT id, CAST(id % 3 AS INT) AS p, {PARTITION_VALUES} AS s FROM range(40)") \
@@ -244,6 +244,7 @@ def test_manifests_kept_up_to_date(spark, tmp_path):
 
 # ------------------------------------------------------------------ SHALLOW CLONE
 
+@pytest.mark.smoke
 def test_shallow_clone_lives_its_own_life(spark, tmp_path):
     src, clone = tmp_path / "src", tmp_path / "clone"
     spark.range(100).selectExpr("id", "CAST(id % 2 AS INT) AS p").repartition(2).write.format("silt") \
@@ -320,6 +321,7 @@ def test_clone_to_catalog_names(spark, tmp_path):
 
 # ------------------------------------------------------------------ VACUUM LITE
 
+@pytest.mark.smoke
 def test_vacuum_lite(spark, tmp_path):
     t = tmp_path / "vac"
     for i in range(4):

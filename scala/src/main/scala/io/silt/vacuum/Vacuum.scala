@@ -91,21 +91,35 @@ object Vacuum {
 
   /**
    * Every file under the table root outside `_delta_log` and hidden folders (`_x`, `.x`, but not
-   * `_x=y`, nor `_change_data`), by one recursive listing: on an object store a listing of the prefix, with no
-   * directory markers needed.
+   * `_x=y`, nor `_change_data`). On an object store, one recursive listing of the prefix (no
+   * directory markers needed); on a local disk, folder by folder, since Hadoop's recursive listing
+   * of a local disk reads each file's permissions (a process per file without native libraries:
+   * a minute for 20,000 files).
    */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
     def hidden(name: String) = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
-    val out = ArrayBuffer.empty[FileStatus]
-    val files = fs.listFiles(root, true)
-    while (files.hasNext) {
-      val st = files.next()
-      val relative = st.getPath.toUri.getPath.stripPrefix(rootPath)
+    def wanted(st: FileStatus): Boolean = {
+      val parts = st.getPath.toUri.getPath.stripPrefix(rootPath).split('/')
       // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
-      val parts = relative.split('/')
-      val underChangeData = parts.length > 1 && parts.head == ChangeDataFeed.Folder
-      if (!(if (underChangeData) parts.tail else parts).exists(hidden)) out += st
+      val underChangeData = (parts.length > 1 || st.isDirectory) && parts.head == ChangeDataFeed.Folder
+      !(if (underChangeData) parts.tail else parts).exists(hidden)
+    }
+    val out = ArrayBuffer.empty[FileStatus]
+    if (fs.getScheme == "file") {
+      val folders = scala.collection.mutable.Queue(root)
+      while (folders.nonEmpty) {
+        fs.listStatus(folders.dequeue()).foreach { st =>
+          if (st.isDirectory) { if (wanted(st)) folders.enqueue(st.getPath) }
+          else if (wanted(st)) out += st
+        }
+      }
+    } else {
+      val files = fs.listFiles(root, true)
+      while (files.hasNext) {
+        val st = files.next()
+        if (wanted(st)) out += st
+      }
     }
     out.toSeq
   }
