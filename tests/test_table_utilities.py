@@ -143,6 +143,8 @@ def test_convert_catalog_parquet_table(spark):
     spark.sql("DROP TABLE IF EXISTS conv_pq")
     spark.sql("CREATE TABLE conv_pq (id BIGINT, p INT) USING parquet PARTITIONED BY (p)")
     spark.sql("INSERT INTO conv_pq VALUES (1, 1), (2, 1), (3, 2)")
+    with pytest.raises(ConvertToDeltaException, match="the catalog partitions the table by"):
+        run(spark, "CONVERT TO DELTA conv_pq PARTITIONED BY (q INT)")
     spark.sql("CONVERT TO DELTA conv_pq")
     provider = [r for r in spark.sql("DESCRIBE TABLE EXTENDED conv_pq").collect() if r[0] == "Provider"][0][1]
     assert provider == "silt"

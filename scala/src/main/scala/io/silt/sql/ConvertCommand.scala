@@ -23,6 +23,11 @@ final case class ConvertCommand(table: TableRef, partitionSchema: Option[StructT
 
   override def run(spark: SparkSession): Seq[Row] = {
     val (path, entry) = resolve(spark)
+    for (declared <- partitionSchema; e <- entry if !SiltCatalog.sameColumns(declared, e.partitionSchema)) {
+      throw new ConvertToDeltaException(table.display, s"CONVERT TO DELTA ${table.display} PARTITIONED BY " +
+        s"(${declared.toDDL}): the catalog partitions the table by (${e.partitionSchema.toDDL}); leave PARTITIONED BY " +
+        "out, and the catalog's partition schema is used")
+    }
     val partitions = partitionSchema.orElse(entry.map(_.partitionSchema)).getOrElse(new StructType())
     val result = JobDescription(spark, s"CONVERT TO DELTA ${path.getName}")(
       ConvertToDelta.run(spark, path, partitions, collectStats, entry.map(_.identifier.unquotedString)))
