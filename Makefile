@@ -79,7 +79,7 @@ test-scala:
 
 test-python: build
 	cd python && ../$(PY) -m mypy silt
-	$(PY) -m pytest tests -q -p no:cacheprovider
+	$(PY) -m pytest tests -q -p no:cacheprovider --durations=25
 
 # The smoke subset (tests marked smoke) on each other Spark minor, in its own environment.
 test-versions: jars $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
