@@ -81,14 +81,13 @@ object ConvertToDelta {
    * partition folders such as `_x=y`.
    */
   private def listDataFiles(fs: FileSystem, root: Path): Seq[SourceFile] = {
-    def hidden(name: String) = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
     val out = ArrayBuffer.empty[SourceFile]
     val it = fs.listFiles(root, true)
     while (it.hasNext) {
       val st = it.next()
       val relative = st.getPath.toUri.getPath.stripPrefix(rootPath)
-      if (!relative.split('/').exists(hidden)) {
+      if (!relative.split('/').exists(TablePaths.isHidden)) {
         out += SourceFile(st.getPath.toString, relative, st.getLen, st.getModificationTime)
       }
     }

@@ -51,6 +51,9 @@ object TablePaths {
     true
   }
 
+  /** Whether readers and VACUUM skip a file or folder of this name: `_x` and `.x`, but not a partition folder `_x=y`. */
+  def isHidden(name: String): Boolean = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
+
   /** The relative, URI-encoded path to store in an action for a file under the table root. */
   def relativeEncoded(relative: String): String =
     new URI(null, null, relative, null).getRawPath

@@ -97,13 +97,12 @@ object Vacuum {
    * a minute for 20,000 files).
    */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
-    def hidden(name: String) = (name.startsWith("_") || name.startsWith(".")) && !name.contains("=")
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
     def wanted(st: FileStatus): Boolean = {
       val parts = st.getPath.toUri.getPath.stripPrefix(rootPath).split('/')
       // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
       val underChangeData = (parts.length > 1 || st.isDirectory) && parts.head == ChangeDataFeed.Folder
-      !(if (underChangeData) parts.tail else parts).exists(hidden)
+      !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
     }
     val out = ArrayBuffer.empty[FileStatus]
     if (fs.getScheme == "file") {

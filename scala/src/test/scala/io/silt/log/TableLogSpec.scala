@@ -103,7 +103,7 @@ class TableLogSpec extends AnyFunSuite {
     other.set("fs.s3a.access.key", "someone-else")
     assert(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, new Configuration(conf)))
     assert(!(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, other)))
-    assert(!(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, conf, LogOptions(allowFilesOutside = true))))
+    assert(!(TableLog.forPath(dir, conf) eq TableLog.forPath(dir, conf, LogOptions(allowFilesOutside = false))))
   }
 
   test("the cache of logs is bounded: the least recently used is dropped") {
