@@ -35,7 +35,8 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   def append(actions: Iterable[Action]): this.type = {
     actions.foreach {
       case a: AddFile =>
-        if (!allowFilesOutside) checkInside(a)
+        // A relative path climbing out of the table is corrupt whatever the setting: clones name files by absolute path.
+        if (!allowFilesOutside || relativeNotPlain(a.path)) checkInside(a)
         val k = key(a.path, a.deletionVector)
         live(k) = a
         tombstones.remove(k)
@@ -57,6 +58,10 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
    * A log naming files outside the table (`../x`, or an absolute path elsewhere) is refused: a
    * hostile log must not make a reader open arbitrary files.
    */
+  /** A relative path (no scheme, no leading `/`) that is not plain, so may climb out of the table with `..`. */
+  private def relativeNotPlain(p: String): Boolean = !TablePaths.isPlainRelative(p) && !p.startsWith("/") &&
+    (try new java.net.URI(p).getScheme == null catch { case _: java.net.URISyntaxException => true })
+
   private def checkInside(a: AddFile): Unit = {
     def inside(p: Path) = p.toUri.getPath.startsWith(root) &&
       Option(p.toUri.getScheme).forall(_ == tablePath.toUri.getScheme)
