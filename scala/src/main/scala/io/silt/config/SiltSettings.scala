@@ -62,7 +62,7 @@ object SiltSettings {
 
   val AllowFilesOutsideTable: Setting[Boolean] = Setting.boolean("spark.silt.read.allowFilesOutsideTable",
     default = true, "read logs whose add actions or DVs name files outside the table directory (shallow clones), as " +
-      "Delta Lake does; `false` refuses them as corrupt")
+      "Delta Lake does; `false` refuses them as corrupt (a relative path climbing out with `..` always is)")
 
   val TxnAppId: Setting[String] = Setting.string("spark.silt.write.txnAppId",
     "idempotent writes for the session's writes (with the next)")
