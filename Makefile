@@ -79,7 +79,7 @@ test-scala:
 
 test-python: build
 	cd python && ../$(PY) -m mypy silt
-	$(PY) -m pytest tests -q -p no:cacheprovider --durations=25
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow" --durations=25
 
 # The smoke subset (tests marked smoke) on each other Spark minor, in its own environment.
 test-versions: jars $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
@@ -98,6 +98,7 @@ bench: build
 
 # The reliability report: corrupt-input matrix, 50 kill -9 trials, 6 kills of a streaming query, a 60 s soak of 9 processes.
 reliability: build
+	$(PY) -m pytest tests -q -p no:cacheprovider -m slow
 	$(PY) tests/reliability/report.py
 
 # Longer fuzzing than CI's budget: the engine's decoders and both SQL parsers.

@@ -167,5 +167,7 @@ def concurrently(spark, path, first, second):
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "slow: heavy tests that `make reliability` runs and `make test` leaves out (to keep CI in budget)")
+    config.addinivalue_line(
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")

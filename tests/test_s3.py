@@ -89,6 +89,7 @@ def test_the_main_user_paths_on_s3(spark, s3):
     assert listing.checkpoints().size() == 0 and listing.startsAtFrom()
 
 
+@pytest.mark.slow
 def test_writers_in_four_processes_racing_for_the_same_versions(spark, s3, tmp_path):
     p = s3.url("race")
     spark.createDataFrame([(-1, -1)], "writer int, n int").write.format("silt").save(p)
