@@ -4,8 +4,9 @@ import java.util.UUID
 
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{AddFile, Clustering, DomainMetadata, ProtocolRequest, Snapshot, TableFeatures, TableLog, TableProperties}
+import io.silt.log.{Clustering, DomainMetadata, ProtocolRequest, Snapshot, TableFeatures, TableLog}
 import io.silt.txn.{CreateMode, Operation, OptimisticTransaction}
+import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
@@ -33,11 +34,7 @@ object ShallowClone {
       case _ =>
     }
     if (!txn.tableExists) requireEmpty(log, target, sourceName)
-    properties.keys.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
-      throw new InvalidTableOperationException(s"table property $k cannot be set by a clone: the clone takes the " +
-        "source's constraints; add others with ALTER TABLE … ADD CONSTRAINT")
-    }
-    TableProperties.checkSettable(properties.keys)
+    TableWriter.checkSettable(properties.keys)
     val (requested, props) = ProtocolRequest.parse(target.toString, properties)
     val src = source.metadata
     val configuration = src.configuration.filterNot { case (k, _) => props.keys.exists(_.equalsIgnoreCase(k)) } ++ props
@@ -46,11 +43,10 @@ object ShallowClone {
       case None => src.copy(id = UUID.randomUUID().toString, configuration = configuration, createdTime = Some(System.currentTimeMillis()))
     }
     txn.updateMetadata(metadata, replacingTable = txn.tableExists)
-    val current = if (txn.tableExists) Some(txn.protocol) else None
-    val needed = TableFeatures.merge(Some(source.protocol), TableFeatures.protocolFor(metadata.schema, configuration))
-    val protocol = TableFeatures.merge(Some(TableFeatures.merge(current, needed)), requested.protocol)
-    if (!current.contains(protocol)) txn.updateProtocol(protocol)
-    TableFeatures.checkWritable(target.toString, protocol, txn.metadata)
+    // The source's features first (a replaced target keeps its own), then what the metadata and properties need.
+    txn.updateProtocol(TableFeatures.merge(if (txn.tableExists) Some(txn.protocol) else None, source.protocol))
+    TableWriter.upgradeProtocol(txn, txn.metadata, requested = requested)
+    TableFeatures.checkWritable(target.toString, txn.protocol, txn.metadata)
 
     val fs = source.tablePath.getFileSystem(log.hadoopConf)
     val adds = source.files.map { a =>
@@ -60,7 +56,7 @@ object ShallowClone {
     val now = System.currentTimeMillis()
     val removed = txn.filesInPartitions(Nil)
     val domains = cloneDomains(source, txn.readSnapshot)
-    val op = Operation.Clone(sourceName, source.version, mode, Map(
+    val op = Operation.Clone(sourceName, source.version, Map(
       "sourceTableSize" -> source.sizeInBytes, "sourceNumOfFiles" -> source.numFiles.toLong,
       "numRemovedFiles" -> removed.size.toLong, "removedFilesSize" -> removed.map(_.size).sum,
       "numCopiedFiles" -> 0L, "copiedFilesSize" -> 0L))

@@ -5,7 +5,7 @@ import java.util.UUID
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.ConvertToDeltaException
-import io.silt.log.{AddFile, Format, Metadata, TableFeatures, TableLog, TablePaths}
+import io.silt.log.{AddFile, Format, Metadata, TableLog, TablePaths}
 import io.silt.partition.PartitionValues
 import io.silt.stats.StatsColumn
 import io.silt.txn.{Operation, OptimisticTransaction}
@@ -15,7 +15,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.ExternalCatalogUtils
 import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
-import io.silt.write.SchemaEvolution
+import io.silt.write.{SchemaEvolution, TableWriter}
 
 /** What CONVERT TO DELTA did: the version it committed (None: the folder was a Delta table already) and the files added. */
 final case class ConvertResult(version: Option[Long], numFiles: Long)
@@ -70,7 +70,7 @@ object ConvertToDelta {
     }
     val txn = OptimisticTransaction.start(spark, log)
     txn.updateMetadata(metadata)
-    txn.updateProtocol(TableFeatures.protocolFor(schema, Map.empty))
+    TableWriter.upgradeProtocol(txn, txn.metadata)
     val version = txn.commit(adds, Operation.Convert(adds.size.toLong, partitionSchema.fieldNames.toSeq, collectStats,
       catalogTable, Map("numConvertedFiles" -> adds.size.toLong)))
     ConvertResult(Some(version), adds.size.toLong)

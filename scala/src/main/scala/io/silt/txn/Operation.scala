@@ -187,7 +187,7 @@ object Operation {
   }
 
   /** CREATE [OR REPLACE] TABLE … SHALLOW CLONE: the source (name or path) and the version cloned. */
-  final case class Clone(source: String, sourceVersion: Long, mode: CreateMode, metrics: Map[String, Long]) extends Operation {
+  final case class Clone(source: String, sourceVersion: Long, metrics: Map[String, Long]) extends Operation {
     def name: String = "CLONE"
     def parameters: Map[String, String] = Map("source" -> source, "sourceVersion" -> sourceVersion.toString,
       "isShallow" -> "true")

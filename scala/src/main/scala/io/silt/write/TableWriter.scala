@@ -223,7 +223,7 @@ object TableWriter {
    * Table properties a statement or write may set: CHECK constraints only through ALTER TABLE …
    * ADD CONSTRAINT (which checks the rows), and of the other `delta.*` keys those Silt honours.
    */
-  private def checkSettable(properties: Iterable[String]): Unit = {
+  def checkSettable(properties: Iterable[String]): Unit = {
     properties.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be set directly: use " +
         s"ALTER TABLE … ADD CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)} CHECK (…)")
@@ -232,7 +232,7 @@ object TableWriter {
   }
 
   /** Moves the transaction's protocol up to what metadata `m` needs (never down). */
-  private[write] def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false,
+  def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false,
       requested: ProtocolRequest = ProtocolRequest(None, None, Set.empty)): Unit = {
     val current = if (txn.tableExists || txn.protocolUpdated) Some(txn.protocol) else None
     val needed = TableFeatures.protocolFor(m.schema, m.configuration, clustered)
