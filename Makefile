@@ -26,11 +26,15 @@ VENVS         := .venvs
 
 build: venv jars $(VENVS)/connect-client/.installed
 
-# The Python environment: the silt package (editable, so it sees the jars built below) and test deps.
+# The Python environment, in two steps: what the demo needs (the silt package, editable so that it
+# sees the jars built below, its pyspark and matplotlib), then the test and interop dependencies.
 venv: $(VENV)/.installed
-$(VENV)/.installed: python/pyproject.toml
+$(VENV)/.core: python/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e "python[plot]" "pyspark==$(PYSPARK_$(DEFAULT_MINOR))"
+	touch $@
+$(VENV)/.installed: $(VENV)/.core
 	$(PY) -m pip install -q -e "python[test,interop,plot,connect]" "pyspark[connect]==$(PYSPARK_$(DEFAULT_MINOR))"
 	touch $@
 
@@ -90,7 +94,9 @@ test-versions: jars $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_
 
 test: build test-scala test-python test-versions
 
-demo: build
+# Only what the demo needs: the default minor's jar and environment (the others come with build/test).
+demo:
+	$(MAKE) -j2 $(VENV)/.core jar
 	$(PY) examples/demo.py
 
 bench: build

@@ -4,14 +4,12 @@ Test modules import the helpers with `from conftest import ...` (pytest puts thi
 sys.path). Everything that locates things outside tests/ lives here, once:
 
 - REPO_ROOT: the repository (the folder above tests/).
-- CONFORMANCE_DIR: the Delta conformance corpus, `../shared/conformance` beside the repo
-  (CI clones main with shared/ next to it); override with env SILT_CONFORMANCE_DIR.
+- CONFORMANCE_DIR: the Delta conformance corpus, tests/conformance/ (env SILT_CONFORMANCE_DIR may
+  point at a larger one laid out the same way); CANON_PY: the canonical row renderer, always ours.
 - silt_jar(): the engine jar bundled in python/silt/jars/.
 - concurrently(): two operations interleaved by the engine's commit pause hook.
 """
-import importlib.util
 import os
-import shutil
 import sys
 import threading
 from pathlib import Path
@@ -23,31 +21,17 @@ REPO_ROOT = TESTS_DIR.parent
 INTEROP_DIR = TESTS_DIR / "interop"
 
 
-def _conformance_dir() -> Path:
-    env = os.environ.get("SILT_CONFORMANCE_DIR")
-    if env:
-        return Path(env).expanduser().resolve()
-    return REPO_ROOT.parent / "shared" / "conformance"
+sys.path.insert(0, str(TESTS_DIR / "conformance"))
+import corpus  # noqa: E402
 
-
-CONFORMANCE_DIR = _conformance_dir()
-CANON_PY = CONFORMANCE_DIR / "canon.py"
-
-_canon = None
+CONFORMANCE_DIR = corpus.corpus_dir()
+CANON_PY = TESTS_DIR / "conformance" / "canon.py"
 
 
 def load_canon():
-    """The corpus' canon.py (render_table, digest, canonical_json), imported once from the corpus."""
-    global _canon
-    if _canon is None:
-        if not CANON_PY.is_file():
-            raise FileNotFoundError(
-                f"conformance corpus not found at {CONFORMANCE_DIR} (set SILT_CONFORMANCE_DIR)")
-        spec = importlib.util.spec_from_file_location("silt_conformance_canon", CANON_PY)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        _canon = mod
-    return _canon
+    """tests/conformance/canon.py (render_table, digest, canonical_json)."""
+    import canon
+    return canon
 
 
 def silt_jar():
@@ -120,19 +104,6 @@ def canon():
 def files_scanned(spark, df):
     """Runs `df` and returns how many data files its Silt scans read (after pruning and skipping)."""
     return int(spark._jvm.io.silt.read.ScanMetrics.filesScanned(df._jdf))
-
-
-def copy_table(src: Path, dst: Path) -> Path:
-    """Copies a corpus table to a scratch folder (tests never write into the corpus).
-
-    The corpus is checked out read-only; the copy is made writable so that a test can edit it
-    and pytest can clean it up."""
-    shutil.copytree(src, dst, symlinks=False, copy_function=shutil.copyfile)
-    for root, dirs, files in os.walk(dst):
-        os.chmod(root, 0o755)
-        for f in files:
-            os.chmod(os.path.join(root, f), 0o644)
-    return dst
 
 
 def concurrently(spark, path, first, second):

@@ -1,20 +1,18 @@
-"""Delta conformance: every table of ../shared/conformance must read right with Silt (or be refused).
+"""Delta conformance: every table of the corpus (tests/conformance) must read right with Silt (or be refused).
 
-Follows the corpus README's "How a test should use it": go through MANIFEST.json, copy each
-table to a scratch folder (filling in the template placeholder where there is one), read the
-copy with Silt at its latest version and at every recorded version, render the rows with the
-corpus' canon.py, and compare with the expected file. Tables the corpus marks expect_error must
+Go through MANIFEST.json, copy each table to a scratch folder (filling in the template placeholder
+where there is one), read the copy with Silt at its latest version and at every recorded version,
+render the rows with canon.py, and compare with the expected file (made by make_expected.py from
+delta-rs and the reference Delta Lake). Tables the corpus marks expect_error must
 be refused with Silt's error for that very problem.
 
 Features that later issues implement are listed in NOT_YET; a table needing any of them is an
 expected failure (strict: when it starts to pass, the test fails until it is taken off the list).
 """
-import json
-import urllib.parse
-
 import pytest
 
-from conftest import CONFORMANCE_DIR, copy_table, load_canon
+import corpus
+from conftest import load_canon
 
 pytestmark = pytest.mark.smoke  # the whole corpus, on every Spark minor
 
@@ -29,13 +27,12 @@ EXPECTED_ERRORS = [
     (("no _delta_log", "not a delta table"), "NotADeltaTableException", None),
 ]
 
-MANIFEST = json.loads((CONFORMANCE_DIR / "MANIFEST.json").read_text()) \
-    if (CONFORMANCE_DIR / "MANIFEST.json").is_file() else {"tables": []}
+MANIFEST = corpus.manifest()
 
 
 def _params(kind):
     out = []
-    for entry in MANIFEST["tables"]:
+    for entry in MANIFEST:
         if entry["kind"] != kind:
             continue
         missing = [f for f in entry["features"] if f in NOT_YET]
@@ -43,25 +40,6 @@ def _params(kind):
             if missing else []
         out.append(pytest.param(entry, id=entry["name"], marks=marks))
     return out
-
-
-def _prepare(entry, tmp_path):
-    """Copies the table out of the corpus and fills in its template, if any."""
-    table = copy_table(CONFORMANCE_DIR / "tables" / entry["name"], tmp_path / entry["name"])
-    tpl = entry.get("template")
-    if tpl:
-        folder = table / tpl["folder"]
-        encoded = urllib.parse.quote(str(folder.resolve()), safe="/&")
-        target = table / tpl["file"]
-        target.write_text(target.read_text().replace(tpl["placeholder"], encoded))
-        crc = target.parent / f".{target.name}.crc"
-        if crc.exists():
-            crc.unlink()
-    return table
-
-
-def _expected(entry):
-    return json.loads((CONFORMANCE_DIR / entry["expected"]).read_text())
 
 
 def _read(spark, path, version=None):
@@ -91,8 +69,8 @@ def _check(df, exp, what):
 
 @pytest.mark.parametrize("entry", _params("data"))
 def test_reads_table(spark, entry, tmp_path):
-    table = _prepare(entry, tmp_path)
-    exp = _expected(entry)
+    table = corpus.prepare(entry, tmp_path)
+    exp = corpus.expected(entry)
     _check(_read(spark, table), exp, f"{entry['name']} @ latest (v{exp['version']})")
     for v, vexp in sorted(exp.get("versions", {}).items(), key=lambda kv: int(kv[0])):
         _check(_read(spark, table, v), vexp, f"{entry['name']} @ v{v}")
@@ -112,8 +90,8 @@ def _classify(why):
 
 @pytest.mark.parametrize("entry", _params("expect_error"))
 def test_refuses_table(spark, entry, tmp_path):
-    table = _prepare(entry, tmp_path)
-    exp = _expected(entry)
+    table = corpus.prepare(entry, tmp_path)
+    exp = corpus.expected(entry)
     cls, must_contain = _classify(exp["why"])
     with pytest.raises(Exception) as err:
         _read(spark, table).toArrow()
@@ -132,7 +110,7 @@ CHECKPOINT_TAGS = {"checkpoint-v1", "checkpoint-multipart", "checkpoint-v2-json"
 def test_reads_table_from_its_checkpoint_alone(spark, entry, tmp_path):
     """The same table with every commit before its newest checkpoint deleted (as log cleanup
     does): the rows must now come from the checkpoint (and its sidecars), not from the commits."""
-    table = _prepare(entry, tmp_path)
+    table = corpus.prepare(entry, tmp_path)
     log = table / "_delta_log"
     versions = [int(p.name[:20]) for p in log.iterdir() if ".checkpoint." in p.name and p.name[:20].isdigit()]
     newest = max(versions)
@@ -140,5 +118,5 @@ def test_reads_table_from_its_checkpoint_alone(spark, entry, tmp_path):
         if p.name.endswith(".json") and p.name[:20].isdigit() and ".checkpoint." not in p.name \
                 and int(p.name[:20]) < newest:
             p.unlink()
-    exp = _expected(entry)
+    exp = corpus.expected(entry)
     _check(_read(spark, table), exp, f"{entry['name']} @ latest from checkpoint {newest}")

@@ -19,7 +19,6 @@ difference among the readers is left that needs excusing. The unavoidable limits
 import glob
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -110,19 +109,11 @@ def write_dataset_deltalake(path):
 def run_reference(ops):
     """One reference-Delta subprocess doing all `ops`; returns their results in order. Skips the
     test on a Spark minor no reference Delta Lake release is built for (4.3)."""
-    from reference_delta import DELTA_PACKAGE
+    from reference_delta import DELTA_PACKAGE, call
     if DELTA_PACKAGE is None:
         import pyspark
         pytest.skip(f"no reference Delta Lake release is built for Spark {pyspark.__version__}")
-    cmd = [sys.executable, str(INTEROP_DIR / "reference_delta.py"),
-           json.dumps({"canon": str(CANON_PY), "ops": ops})]
-    proc = subprocess.run(cmd, env=python_env(), capture_output=True, text=True,
-                          timeout=REFERENCE_TIMEOUT_S)
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("@@RESULT@@ ")]
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"reference Delta subprocess failed (exit {proc.returncode}):\n"
-                           f"stdout tail: {proc.stdout[-2000:]}\nstderr tail: {proc.stderr[-6000:]}")
-    return json.loads(lines[-1][len("@@RESULT@@ "):])["results"]
+    return call(ops, CANON_PY, REFERENCE_TIMEOUT_S, env=python_env())
 
 
 def log_actions(path, version):

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import _conformance_dir
+from conftest import CONFORMANCE_DIR
 from test_interop import run_reference
 
 STEPS = [
@@ -41,7 +41,7 @@ def tables(spark, tmp_path_factory):
     out = {}
     ops = []
     conformance = str(root / CONFORMANCE)
-    shutil.copytree(_conformance_dir() / "tables" / CONFORMANCE, conformance)
+    shutil.copytree(CONFORMANCE_DIR / "tables" / CONFORMANCE, conformance)
     for dvs in ("true", "false"):
         silt_path, ref_path = str(root / f"silt_{dvs}"), str(root / f"ref_{dvs}")
         for step in STEPS:

@@ -155,6 +155,18 @@ def op_upsert_race(spark, canon, op):
 OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
 
 
+def call(ops, canon_path, timeout_s, env=None):
+    """Runs `ops` in one reference-Delta subprocess (this file) and returns their results in order."""
+    import subprocess
+    cmd = [sys.executable, os.path.abspath(__file__), json.dumps({"canon": str(canon_path), "ops": ops})]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_MARKER)]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"reference Delta subprocess failed (exit {proc.returncode}):\n"
+                           f"stdout tail: {proc.stdout[-2000:]}\nstderr tail: {proc.stderr[-6000:]}")
+    return json.loads(lines[-1][len(RESULT_MARKER):])["results"]
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
