@@ -22,7 +22,7 @@ PYSPARK_4.3   := 4.3.0
 FROM_PYSPARK  := 4.3
 VENVS         := .venvs
 
-.PHONY: build venv jar jars test test-scala test-python test-versions demo bench reliability fuzz clean
+.PHONY: build venv jar jars dist test test-scala test-python test-versions demo bench reliability fuzz clean
 
 build: venv jars $(VENVS)/connect-client/.installed
 
@@ -78,6 +78,13 @@ define install_jar
 	cp target/spark-$(1)/silt-spark_$(1)_2.13-$(VERSION).jar $(JARS)/
 endef
 
+# The wheel (every minor's jar inside) and the source distribution, in dist/.
+dist: $(VENV)/.core jars
+	rm -rf dist python/build
+	$(PY) -m pip install -q "build>=1.2,<2"
+	$(PY) -m build --sdist --wheel --outdir dist python
+	@ls -l dist
+
 test-scala:
 	$(SBT) test < /dev/null
 
@@ -113,4 +120,4 @@ fuzz: build
 	SILT_FUZZ_CASES=20000 $(PY) -m pytest tests/test_sql_fuzz.py -q -p no:cacheprovider
 
 clean:
-	rm -rf target project/target python/silt/jars python/silt/sql/generated $(VENV) $(VENVS)
+	rm -rf dist target project/target python/silt/jars python/silt/sql/generated $(VENV) $(VENVS)

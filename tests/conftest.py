@@ -138,6 +138,9 @@ def concurrently(spark, path, first, second):
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "full: the second tier (`make test-full`, which CI also runs): interop matrices, reliability, "
+        "the fresh clone and the wheel; `make test` leaves them out")
+    config.addinivalue_line(
         "markers", "slow: heavy tests that `make reliability` runs and `make test` leaves out (to keep CI in budget)")
     config.addinivalue_line(
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "

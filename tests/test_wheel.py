@@ -1,0 +1,79 @@
+"""The wheel `make dist` writes, installed as a user installs it: into a fresh virtual environment
+that has only pip, run from a folder outside the checkout, so that nothing of the repository is
+on the path. It writes a table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, and
+the `silt` entry point answers --help. Second tier (`make test-full`, which builds the wheel)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+import venv
+
+import pytest
+
+from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.full
+
+PROGRAM = textwrap.dedent("""
+    import json, sys
+    from pyspark.sql import SparkSession
+    import silt
+
+    assert "site-packages" in silt.__file__, silt.__file__
+    path = sys.argv[1]
+    spark = (silt.configure(SparkSession.builder.master("local[2]"))
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v BIGINT) USING silt "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    spark.range(0, 10000, numPartitions=4).selectExpr("id", "id % 97 AS v").write.format("silt").mode("append").save(path)
+    files = {r["path"] for r in spark.sql(f"DESCRIBE FILES '{path}'").collect()}
+    deleted = spark.sql(f"DELETE FROM silt.`{path}` WHERE id % 10 = 0").first()["num_affected_rows"]
+    dvs = silt.SiltTable.for_path(spark, path).deletion_vectors().count()
+    same_files = {r["path"] for r in spark.sql(f"DESCRIBE FILES '{path}'").collect()} == files
+    metrics = spark.sql(f"OPTIMIZE silt.`{path}` ZORDER BY (v, id)").first()["metrics"]
+    rows = spark.read.format("silt").load(path)
+    print("RESULT " + json.dumps({"deleted": deleted, "dvs": dvs, "same_files": same_files,
+                                  "optimized": metrics["numFilesAdded"] > 0, "rows": rows.count(),
+                                  "multiple_of_ten": rows.where("id % 10 = 0").count(),
+                                  "first_version": spark.read.format("silt").option("versionAsOf", 1).load(path).count()}))
+    spark.stop()
+""")
+
+
+def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path):
+    wheels = glob.glob(str(REPO_ROOT / "dist" / "silt-*-py3-none-any.whl"))
+    assert len(wheels) == 1, f"expected one wheel in dist/ (run `make dist`), found {wheels}"
+    env_dir = tmp_path / "env"
+    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    python, pip = env_dir / "bin" / "python", env_dir / "bin" / "pip"
+    installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
+    assert {line.split("==")[0] for line in installed.stdout.split()} <= {"pip", "setuptools"}, installed.stdout
+    # The default minor's pyspark, so that pip does not pick a newer one than the one Silt is tested on.
+    import pyspark
+    subprocess.run([str(pip), "install", "-q", wheels[0], f"pyspark=={pyspark.__version__}"], check=True, timeout=1200)
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "program.py").write_text(PROGRAM)
+    clean_env = {"PATH": f"{env_dir / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "JAVA_HOME": _java_home()}
+    run = subprocess.run([str(python), "program.py", str(tmp_path / "table")], cwd=work, env=clean_env,
+                         capture_output=True, text=True, timeout=600)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert run.returncode == 0 and lines, run.stderr[-4000:]
+    result = json.loads(lines[-1][len("RESULT "):])
+    assert result == {"deleted": 1000, "dvs": 4, "same_files": True, "optimized": True, "rows": 9000,
+                      "multiple_of_ten": 0, "first_version": 10000}
+
+    cli = subprocess.run([str(env_dir / "bin" / "silt"), "--help"], cwd=work, env=clean_env,
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0 and "inspect" in cli.stdout, cli.stdout + cli.stderr
+
+
+def _java_home():
+    if os.environ.get("JAVA_HOME"):
+        return os.environ["JAVA_HOME"]
+    java = shutil.which("java")
+    assert java, "java is not on PATH"
+    return os.path.dirname(os.path.dirname(os.path.realpath(java)))
