@@ -69,7 +69,7 @@ class ConcurrentTransactionException(ConcurrentModificationException):
 
 
 class AtomicCommitUnavailableException(SiltException):
-    """The table's storage cannot create a commit atomically; see the README's Object stores."""
+    """The table's storage cannot create a commit atomically; see docs/storage.md."""
 
 
 class UnsupportedSparkVersionException(SiltException):
