@@ -1,6 +1,6 @@
 """The Silt demo: write a partitioned Delta table, read it back, and show what skipping saves.
 
-Run with `make demo` (it builds everything first).
+Run with `make demo` (it builds the jar and the environment it needs first).
 """
 import shutil
 import tempfile
@@ -77,9 +77,9 @@ def main() -> None:
             print(f"== query `{q}`: scanned {b} files before ZORDER, {after} of {total} after "
                   f"({b / max(after, 1):.1f}x fewer)")
 
-        pictures = draw_layouts(layout_before, layout(spark, path, ["user_id", "amount"]))
-        if pictures:
-            print(f"== file layout on (user_id, amount) before and after: {pictures[0]} and {pictures[1]}")
+        picture = draw_layouts(layout_before, layout(spark, path, ["user_id", "amount"]))
+        if picture:
+            print(f"== how many files cover each (user_id, amount) point, before and after: {picture}")
 
         spark.range(0, 10).withColumn("day", F.lit(3)).withColumn("city", F.lit("Brest")) \
             .withColumn("user_id", F.lit(1).cast("long")).withColumn("amount", F.lit(1.0)).write.format("silt").mode("append").save(path)
@@ -92,15 +92,15 @@ def main() -> None:
 
 
 def draw_layouts(before, after):
-    """Before/after pictures of the files' (user_id, amount) boxes; none without matplotlib."""
+    """One picture, before and after side by side on one scale: how many files cover each point; none
+    without matplotlib."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         return None
     PICTURES.mkdir(parents=True, exist_ok=True)
-    out = [str(PICTURES / "layout-before.png"), str(PICTURES / "layout-after.png")]
-    plot(before, out[0])
-    plot(after, out[1])
+    out = str(PICTURES / "layout.png")
+    plot([before, after], out, ["before OPTIMIZE", "after ZORDER BY (user_id, amount)"])
     return out
 
 

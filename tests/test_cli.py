@@ -6,7 +6,7 @@ import time
 
 from pyspark.sql import functions as F
 
-from silt.cli import inspect_table, layout, main, plot, skipping_score
+from silt.cli import coverage, inspect_table, layout, main, plot, skipping_score
 from silt.sql.check import check, is_silt_statement
 from conftest import python_env
 
@@ -46,8 +46,12 @@ def test_inspect_and_layout(spark, tmp_path):
         spark.conf.unset("spark.silt.optimize.maxFileSize")
     after = layout(spark, p, ["x", "y"])
     assert after["skipping_score"]["x"] < 0.4 and after["skipping_score"]["y"] < 0.4
+    # Before, every file spans the plane, so a point lies in every file; after, in a few.
+    extent = (0.0, 100.0, 0.0, 100.0)
+    assert coverage(before["boxes"], extent, 40).min() == len(before["boxes"])
+    assert coverage(after["boxes"], extent, 40).mean() < len(after["boxes"]) / 4
     out = tmp_path / "layout.png"
-    plot(after, str(out))
+    plot([before, after], str(out), ["before", "after"])
     assert out.stat().st_size > 1000
 
 

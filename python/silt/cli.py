@@ -84,28 +84,58 @@ def layout(spark: Any, path: str, columns: List[str]) -> Dict[str, Any]:
             "skipping_score": scores, "boxes": boxes}
 
 
-def plot(result: Dict[str, Any], out: str) -> None:  # pragma: no cover - needs matplotlib
-    """Draws each file's min/max box of the two columns."""
+def coverage(boxes: Sequence[Dict[str, Any]], extent: Tuple[float, float, float, float], cells: int = 160) -> Any:
+    """How many files' min/max boxes cover each point of a cells x cells grid over `extent` (x0, x1, y0, y1):
+    the number of files a query for that one point must read."""
+    import numpy as np
+
+    x0, x1, y0, y1 = extent
+    xs = x0 + (np.arange(cells) + 0.5) * (x1 - x0) / cells
+    ys = y0 + (np.arange(cells) + 0.5) * (y1 - y0) / cells
+    grid = np.zeros((cells, cells), dtype=np.int32)
+    for b in boxes:
+        (bx0, bx1), (by0, by1) = b["bounds"]
+        grid += np.outer((ys >= by0) & (ys <= by1), (xs >= bx0) & (xs <= bx1))
+    return grid
+
+
+def plot(results: Sequence[Dict[str, Any]], out: str, labels: Optional[Sequence[str]] = None) -> None:  # pragma: no cover - needs matplotlib
+    """Draws, for one layout or side by side for several (before and after), how many files cover each
+    point of the two columns' plane (one logarithmic colour scale for all panels) under the outlines of
+    the files' boxes, with the skipping scores in the titles."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.colors import LogNorm
         from matplotlib.patches import Rectangle
     except ImportError as e:
         raise SystemExit("plotting needs matplotlib: pip install 'silt[plot]'") from e
-    x, y = result["columns"]
-    fig, ax = plt.subplots(figsize=(7, 7))
-    for b in result["boxes"]:
-        (x0, x1), (y0, y1) = b["bounds"]
-        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, alpha=0.6))
-    if result["boxes"]:
-        ax.set_xlim(min(b["bounds"][0][0] for b in result["boxes"]), max(b["bounds"][0][1] for b in result["boxes"]))
-        ax.set_ylim(min(b["bounds"][1][0] for b in result["boxes"]), max(b["bounds"][1][1] for b in result["boxes"]))
-    s = result["skipping_score"]
-    ax.set_title(f"{result['files_with_stats']} files; a 1% range reads {s[x]:.0%} of files on {x}, {s[y]:.0%} on {y}")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
+    every = [b["bounds"] for r in results for b in r["boxes"]]
+    if not every:
+        raise SystemExit("no file has min/max statistics for both columns: nothing to draw")
+    extent = (min(b[0][0] for b in every), max(b[0][1] for b in every),
+              min(b[1][0] for b in every), max(b[1][1] for b in every))
+    grids = [coverage(r["boxes"], extent) for r in results]
+    top = max(int(g.max()) for g in grids)
+    fig, axes = plt.subplots(1, len(results), figsize=(6.5 * len(results) + 1.5, 6.5), squeeze=False)
+    for i, (ax, r, g) in enumerate(zip(axes[0], results, grids)):
+        x, y = r["columns"]
+        s = r["skipping_score"]
+        # Points no file covers are drawn as the lowest colour (a log scale has no 0).
+        image = ax.imshow(g.clip(min=1), origin="lower", extent=extent, aspect="auto", cmap="viridis",
+                          norm=LogNorm(vmin=1, vmax=max(top, 2)), interpolation="nearest")
+        for b in r["boxes"]:
+            (x0, x1), (y0, y1) = b["bounds"]
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.6, ec="white", alpha=0.5))
+        head = f"{labels[i]}\n" if labels else ""
+        ax.set_title(f"{head}{r['files_with_stats']} files; a point lies in {g.mean():.1f} of them on average\n"
+                     f"a 1% range reads {s[x]:.0%} of the files on {x}, {s[y]:.0%} on {y}", fontsize=10)
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+    fig.colorbar(image, ax=list(axes[0]), label="files whose min/max box covers the point (log scale)")
+    fig.savefig(out, dpi=100, bbox_inches="tight")
+    plt.close(fig)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -143,7 +173,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 parser.error("--columns takes exactly two columns")
             result = layout(spark, args.path, columns)
             if args.plot:
-                plot(result, args.plot)
+                plot([result], args.plot)
             summary = {k: v for k, v in result.items() if k != "boxes"}
             print(json.dumps(summary, indent=2) if args.json else
                   f"{result['files']} files; 1% range skipping score: " +
