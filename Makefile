@@ -145,5 +145,12 @@ fuzz: build
 	SILT_FUZZ_CASES=200000 $(SBT) "testOnly io.silt.fuzz.*" < /dev/null
 	SILT_FUZZ_CASES=20000 $(PY) -m pytest tests/test_sql_fuzz.py -q -p no:cacheprovider
 
+# The user guide (docs/) as a site in build/site: mkdocs with --strict, so that a broken link, a
+# missing page or a bad anchor fails the build. Phony: make would take the folder docs/ as up to date.
+.PHONY: docs
+docs: $(VENV)/.core
+	$(PY) -m pip install -q -e "python[docs]"
+	$(PY) -m mkdocs build --strict
+
 clean:
 	rm -rf dist target project/target python/silt/jars python/silt/sql/generated $(VENV) $(VENVS)
