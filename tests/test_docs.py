@@ -200,3 +200,11 @@ def test_examples_run(spark, tmp_path, page):
             elif conf_before[key] != value:
                 spark.conf.set(key, conf_before[key])
     print(f"\n{page.name}: {ran} blocks in {time.monotonic() - started:.1f} s (line: time) {', '.join(timings)}")
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_nested_lists_are_indented_by_four(page):
+    # The site's Markdown (Python-Markdown) flattens a list item indented by 2 spaces into its parent list.
+    text = re.sub(r"^```.*?^```\s*$", "", page.read_text(), flags=re.S | re.M)
+    shallow = [line for line in text.split("\n") if re.match(r"^ {1,3}[-*] ", line)]
+    assert not shallow, f"{page.name}: indent nested list items by 4 spaces:\n" + "\n".join(shallow)

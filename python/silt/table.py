@@ -186,7 +186,7 @@ class SiltTable:
     @classmethod
     def convert_to_delta(cls, spark: "SparkSession", identifier: str, partition_schema: Optional[str] = None,
                          collect_stats: bool = True) -> "SiltTable":
-        """Makes a Parquet folder (``parquet.`/path```, or a path) or catalog Parquet table a Silt table in
+        """Makes a Parquet folder (``parquet.`/path` ``, or a path) or catalog Parquet table a Silt table in
         place. ``SiltTable.convert_to_delta(spark, "/data/pq", "day INT")``"""
         ref = f"parquet.`{identifier}`" if _is_path(identifier) else identifier
         sql = f"CONVERT TO DELTA {ref}" + ("" if collect_stats else " NO STATISTICS") + \

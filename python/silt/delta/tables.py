@@ -139,7 +139,7 @@ class DeltaTable:
     @classmethod
     def convertToDelta(cls, sparkSession: "SparkSession", identifier: str,
                        partitionSchema: Optional[Union[str, "StructType"]] = None) -> "DeltaTable":
-        """Makes the Parquet table ``identifier`` (``parquet.`/path``` or a catalog name) a table in place."""
+        """Makes the Parquet table ``identifier`` (``parquet.`/path` `` or a catalog name) a table in place."""
         schema = partitionSchema if partitionSchema is None or isinstance(partitionSchema, str) else \
             ", ".join(f"{_quote_ident(f.name)} {f.dataType.simpleString()}" for f in partitionSchema.fields)
         return cls(SiltTable.convert_to_delta(sparkSession, identifier, schema))
