@@ -106,7 +106,8 @@ test-python: build
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=25
 
 # The smoke subset (tests marked smoke) on each other Spark minor, in its own environment.
-test-versions: build $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
+OTHER_VENVS := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
+test-versions: build $(OTHER_VENVS)
 	set -e; for m in $(OTHER_MINORS); do \
 	  echo "== smoke tests on pyspark $$($(VENVS)/spark-$$m/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
 	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m smoke; \
@@ -114,7 +115,7 @@ test-versions: build $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER
 
 # The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on every other minor.
 test:
-	$(MAKE) -j2 -Otarget build
+	$(MAKE) -j2 -Otarget build $(OTHER_VENVS)
 	$(MAKE) test-scala test-python test-versions
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,

@@ -22,6 +22,8 @@ import pytest
 import silt
 from conftest import concurrently
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 OPS = ["INSERT", "UPDATE", "DELETE", "MERGE", "OPTIMIZE"]
 DML = {"UPDATE", "DELETE", "MERGE"}
 PAUSED_DAY = 1

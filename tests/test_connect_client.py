@@ -10,6 +10,8 @@ import pytest
 
 from conftest import REPO_ROOT, python_env
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 CLIENT = REPO_ROOT / ".venvs" / "connect-client" / "bin" / "python"
 
 

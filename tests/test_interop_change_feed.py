@@ -9,6 +9,8 @@ import pytest
 from conftest import CONFORMANCE_DIR
 from test_interop import run_reference
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 STEPS = [
     "CREATE TABLE {t} (id BIGINT, v STRING, p INT) USING {fmt} PARTITIONED BY (p) "
     "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true', 'delta.enableDeletionVectors' = '{dvs}')",

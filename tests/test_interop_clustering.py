@@ -5,7 +5,11 @@ clustering columns, which the reference engine then reads."""
 import json
 import os
 
+import pytest
+
 from test_interop import run_reference
+
+pytestmark = pytest.mark.full  # second tier: make test-full
 
 
 def rows(spark, path):

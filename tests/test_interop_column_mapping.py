@@ -7,6 +7,8 @@ import pytest
 from conftest import load_canon
 from test_interop import read_duckdb, run_reference
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 # One history, run by each engine on its own table: (description, SQL with {t} for the table).
 STEPS = [
     "CREATE TABLE {t} (id BIGINT, part STRING, v STRING, w INT, s STRUCT<a: INT, b: STRING>) USING {fmt} "

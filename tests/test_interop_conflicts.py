@@ -6,8 +6,12 @@ fails the first with ConcurrentAppendException, and so must Silt: the table keep
 """
 import sys
 
+import pytest
+
 from conftest import INTEROP_DIR
 from test_interop import run_reference
+
+pytestmark = pytest.mark.full  # second tier: make test-full
 
 sys.path.insert(0, str(INTEROP_DIR))
 import upsert_race  # noqa: E402 - from tests/interop

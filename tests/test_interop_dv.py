@@ -7,6 +7,8 @@ from pyspark.sql import functions as F
 from conftest import load_canon
 from test_interop import read_duckdb, run_reference
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 
 def rendered(df_or_table, columns):
     canon = load_canon()

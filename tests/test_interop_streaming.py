@@ -5,7 +5,11 @@ run again by Silt over the same files, and what follows is read once."""
 import json
 import os
 
+import pytest
+
 from test_interop import run_reference
+
+pytestmark = pytest.mark.full  # second tier: make test-full
 
 
 def ids(spark, path):

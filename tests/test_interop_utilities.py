@@ -11,6 +11,8 @@ from conftest import load_canon
 from test_interop import read_deltalake, run_reference
 from test_table_utilities import log_actions, write_parquet_folder
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 PARTITIONS = "PARTITIONED BY (p INT, s STRING)"
 
 

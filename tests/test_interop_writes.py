@@ -10,6 +10,8 @@ from conftest import load_canon
 from test_interop import read_deltalake, run_reference
 from test_write_semantics import raises_silt
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 THREE_PARTITIONS = "SELECT CAST(id % 3 AS INT) AS p, id FROM range(30)"
 ONE_ROW_OF_PARTITION_1 = "SELECT 1 AS p, 100L AS id"
 

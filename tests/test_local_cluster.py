@@ -13,6 +13,8 @@ import pytest
 
 from conftest import TESTS_DIR, python_env, silt_jar
 
+pytestmark = pytest.mark.full  # second tier: make test-full
+
 TIMEOUT_S = 240
 
 

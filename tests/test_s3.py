@@ -166,6 +166,7 @@ def test_v2_checkpoints_with_sidecars_and_log_cleanup_on_s3(spark, s3):
     assert len(rows(spark, p, versionAsOf=commit_versions(s3, "v2")[0])) > 0
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("trial", range(2))
 def test_a_writer_killed_in_the_middle_of_its_commits_leaves_the_table_readable(spark, s3, tmp_path, trial):
     import random
