@@ -120,11 +120,11 @@ test:
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
 # delta-rs and DuckDB, reliability (soak, kill -9 trials, racing writers on S3), the corpus' expected
-# results derived again from delta-rs and the reference engine, the wheel and a fresh clone.
+# results derived again from delta-rs and the reference engine, the wheel, a fresh clone, the site.
 test-full:
 	$(MAKE) -j2 -Otarget build
 	$(MAKE) test-second-tier
-test-second-tier: build dist
+test-second-tier: build dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25
 

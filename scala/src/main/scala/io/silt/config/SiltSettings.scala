@@ -5,7 +5,7 @@ import org.apache.spark.sql.RuntimeConfig
 
 /**
  * Every `spark.silt.*` session setting, declared once with its type, default and documentation
- * (the README's settings table is checked against [[SiltSettings.all]]). A `spark.silt.*` key that
+ * (the settings table of docs/reference.md is checked against [[SiltSettings.all]]). A `spark.silt.*` key that
  * is not declared here is refused by name, so that a misspelt setting is never silently ignored.
  */
 object SiltSettings {
