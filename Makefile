@@ -95,6 +95,7 @@ dist: $(VENV)/.core jars
 	rm -rf dist python/build
 	$(PY) -m pip install -q "build>=1.2,<2"
 	$(PY) -m build --sdist --wheel --outdir dist python
+	rm -rf python/build
 	@ls -l dist
 
 test-scala:
