@@ -30,7 +30,7 @@ def test_a_fresh_clone_builds_demos_and_tests_itself(tmp_path):
 
     demo = _run(["make", "demo"], clone, env, 1800)
     assert "files got a deletion vector, 0 data files rewritten" in demo, demo[-3000:]
-    assert "after ZORDER" in demo and (clone / "build" / "demo" / "layout.png").is_file(), demo[-3000:]
+    assert "before ZORDER" in demo and (clone / "build" / "demo" / "layout.png").is_file(), demo[-3000:]
 
     _run(["make", "venv"], clone, env, 1800)
     out = _run([str(clone / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
