@@ -141,7 +141,7 @@ def pytest_configure(config):
         "markers", "full: the second tier (`make test-full`, which CI also runs): interop matrices, reliability, "
         "the fresh clone and the wheel; `make test` leaves them out")
     config.addinivalue_line(
-        "markers", "slow: heavy tests that `make reliability` runs and `make test` leaves out (to keep CI in budget)")
+        "markers", "slow: heavy tests that `make reliability` and `make test-full` run and `make test` leaves out")
     config.addinivalue_line(
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")
