@@ -71,7 +71,8 @@ $(call jar_of,$(DEFAULT_MINOR)): $(ENGINE_SOURCES)
 # Every minor's jar (the wheel bundles them all; silt.configure picks the running pyspark's).
 jars: $(foreach m,$(DEFAULT_MINOR) $(OTHER_MINORS),$(call jar_of,$(m)))
 
-# One sbt at a time: each other minor's jar waits for the one before it (order only).
+# One sbt at a time: each other minor's jar waits for the one before it (order only; a new minor in
+# OTHER_MINORS gets a line here).
 $(call jar_of,4.0): | $(call jar_of,$(DEFAULT_MINOR))
 $(call jar_of,4.1): | $(call jar_of,4.0)
 $(call jar_of,4.3): | $(call jar_of,4.1)
@@ -148,8 +149,7 @@ fuzz: build
 	SILT_FUZZ_CASES=20000 $(PY) -m pytest tests/test_sql_fuzz.py -q -p no:cacheprovider
 
 # The user guide (docs/) as a site in build/site: mkdocs with --strict, so that a broken link, a
-# missing page or a bad anchor fails the build. Phony: make would take the folder docs/ as up to date.
-.PHONY: docs
+# missing page or a bad anchor fails the build. Phony (above): make would take the folder docs/ as up to date.
 docs: $(VENV)/.core
 	$(PY) -m pip install -q -e "python[docs]"
 	$(PY) -m mkdocs build --strict
