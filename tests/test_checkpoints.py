@@ -216,9 +216,9 @@ def test_checkpoints_are_read_on_the_driver_like_spark_reads_them(spark, tmp_pat
     silt.SiltTable.for_path(spark, p).checkpoint()
     (cp,) = [f for f in (Path(p) / "_delta_log").glob("*.checkpoint.parquet")]
     jvm = spark._jvm
-    actions = jvm.io.silt.log.ParquetActionRows.read(jvm.org.apache.hadoop.fs.Path(str(cp)),
+    actions = jvm.io.silt.actions.ParquetActionRows.read(jvm.org.apache.hadoop.fs.Path(str(cp)),
                                                             spark._jsparkSession.sessionState().newHadoopConf())
-    lines = [json.loads(jvm.io.silt.log.ActionCodec.toJson(actions.apply(i))) for i in range(actions.size())]
+    lines = [json.loads(jvm.io.silt.actions.ActionCodec.toJson(actions.apply(i))) for i in range(actions.size())]
     table = pq.read_table(cp).to_pylist()
     expected_adds = {r["add"]["path"]: r["add"] for r in table if r["add"]}
     adds = {a["add"]["path"]: a["add"] for a in lines if "add" in a}

@@ -25,7 +25,7 @@ def readme_backquoted(marker):
 
 
 def test_readme_table_properties_match_the_engine(spark):
-    honoured = spark._jvm.io.silt.log.TableProperties.Honoured()
+    honoured = spark._jvm.io.silt.features.TableProperties.Honoured()
     assert readme_backquoted("table-properties") == {honoured.apply(i) for i in range(honoured.size())}
 
 

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.dml.MergeSchemaEvolution
-import io.silt.log.ChangeDataFeed
+import io.silt.features.ChangeDataFeed
 import io.silt.read.{ChangeFeed, ReadOptions, SiltRelation, TimeTravel}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases

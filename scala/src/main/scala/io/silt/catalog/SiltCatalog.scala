@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
-import io.silt.log.{ColumnMapping, TableLog}
+import io.silt.features.ColumnMapping
+import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
   WriteOptions}

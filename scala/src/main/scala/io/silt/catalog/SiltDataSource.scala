@@ -5,7 +5,9 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
-import io.silt.log.{ActionCodec, ColumnMapping, TableLog}
+import io.silt.actions.ActionCodec
+import io.silt.features.ColumnMapping
+import io.silt.log.TableLog
 import scala.util.chaining._
 import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltRelation, SourceOptions, StreamingSource, TimeTravel}
 import io.silt.write.{StreamingSink, TableWriter, WriteOptions}

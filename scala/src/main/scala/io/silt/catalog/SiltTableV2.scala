@@ -4,7 +4,8 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import io.silt.log.{ColumnMapping, Snapshot, TableLog}
+import io.silt.features.ColumnMapping
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
 import io.silt.write.{SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path

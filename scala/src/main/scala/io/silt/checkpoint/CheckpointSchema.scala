@@ -1,6 +1,6 @@
 package io.silt.checkpoint
 
-import io.silt.log.Metadata
+import io.silt.actions.Metadata
 import io.silt.stats.StatsColumn
 import org.apache.spark.sql.types._
 

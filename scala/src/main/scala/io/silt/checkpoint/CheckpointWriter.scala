@@ -3,6 +3,8 @@ package io.silt.checkpoint
 import java.util.UUID
 
 import io.silt.config.SiltSettings
+import io.silt.actions._
+import io.silt.features._
 import io.silt.log._
 import io.silt.partition.PartitionValues
 import org.apache.hadoop.fs.{FileSystem, Path}

@@ -3,7 +3,8 @@ package io.silt.checkpoint
 import scala.util.control.NonFatal
 
 import io.silt.config.SiltSettings
-import io.silt.log.{Snapshot, TableLog, TableProperties}
+import io.silt.features.TableProperties
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.spark.JobDescription
 import io.silt.txn.PostCommitHook
 import org.apache.spark.internal.Logging

@@ -2,7 +2,8 @@ package io.silt.checkpoint
 
 import scala.util.control.NonFatal
 
-import io.silt.log.{CheckpointPolicy, CheckpointReader, FileNames, LogListing, Snapshot, TableLog, TableProperties}
+import io.silt.features.{CheckpointPolicy, TableProperties}
+import io.silt.log.{CheckpointReader, FileNames, LogListing, Snapshot, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession

@@ -4,7 +4,9 @@ import java.util.UUID
 
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{Clustering, DomainMetadata, ProtocolRequest, Snapshot, TableFeatures, TableLog}
+import io.silt.actions.DomainMetadata
+import io.silt.features.{Clustering, ProtocolRequest, TableFeatures}
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.{CreateMode, Operation, OptimisticTransaction}
 import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path

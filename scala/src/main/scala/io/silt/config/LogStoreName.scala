@@ -1,6 +1,6 @@
 package io.silt.config
 
-/** The names of the log stores a user can choose with `spark.silt.logStore.<scheme>.impl` (io.silt.log.LogStores builds them). */
+/** The names of the log stores a user can choose with `spark.silt.logStore.<scheme>.impl` (io.silt.logstore.LogStores builds them). */
 object LogStoreName {
   val Link = "link"
   val Rename = "rename"

@@ -5,7 +5,8 @@ import java.util.UUID
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.ConvertToDeltaException
-import io.silt.log.{AddFile, Format, Metadata, TableLog, TablePaths}
+import io.silt.actions.{AddFile, Format, Metadata, TablePaths}
+import io.silt.log.TableLog
 import io.silt.partition.PartitionValues
 import io.silt.stats.StatsColumn
 import io.silt.txn.{Operation, OptimisticTransaction}

@@ -1,6 +1,6 @@
 package io.silt.dml
 
-import io.silt.log.ChangeDataFeed
+import io.silt.features.ChangeDataFeed
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression}

@@ -1,6 +1,6 @@
 package io.silt.dml
 
-import io.silt.log.AddFile
+import io.silt.actions.AddFile
 import io.silt.read.SiltFileIndex
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}

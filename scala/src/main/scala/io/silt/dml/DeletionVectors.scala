@@ -1,7 +1,7 @@
 package io.silt.dml
 
-import io.silt.log.{Snapshot, TableProperties}
-
+import io.silt.features.TableProperties
+import io.silt.log.Snapshot
 /** Whether a table writes deletion vectors: only when its property says so (and its protocol allows). */
 object DeletionVectors {
   def enabled(snapshot: Snapshot): Boolean =

@@ -1,6 +1,7 @@
 package io.silt.dml
 
-import io.silt.log.{AddFile, ChangeDataFeed, TableFeatures}
+import io.silt.actions.AddFile
+import io.silt.features.{ChangeDataFeed, TableFeatures}
 import io.silt.read.{SiltFileIndex, SiltRelation}
 import io.silt.txn.OptimisticTransaction
 import org.apache.spark.sql.SparkSession

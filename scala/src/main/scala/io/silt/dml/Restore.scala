@@ -1,7 +1,9 @@
 package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{AddFile, TableFeatures, TableLog, TablePaths}
+import io.silt.actions.{AddFile, TablePaths}
+import io.silt.features.TableFeatures
+import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path

@@ -1,6 +1,8 @@
 package io.silt.dml
 
-import io.silt.log.{Action, AddFile, ActionCodec, ChangeDataFeed, Snapshot}
+import io.silt.actions.{Action, AddFile, ActionCodec}
+import io.silt.features.ChangeDataFeed
+import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
 import io.silt.write.{ChangeDataWriter, DataFileWriter}

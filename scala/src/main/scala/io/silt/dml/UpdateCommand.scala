@@ -1,7 +1,7 @@
 package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.AddFile
+import io.silt.actions.AddFile
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, CaseWhen, Expression, Literal}

@@ -1,5 +1,7 @@
 package io.silt.log
 
+import io.silt.actions._
+import io.silt.logstore._
 import java.util.concurrent.{Callable, ExecutionException, Executors}
 
 import com.fasterxml.jackson.databind.JsonNode

@@ -1,5 +1,7 @@
 package io.silt.log
 
+import io.silt.actions._
+import io.silt.logstore._
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.{CorruptLogException, MissingCommitException}

@@ -1,5 +1,6 @@
 package io.silt.log
 
+import io.silt.actions._
 import scala.collection.mutable
 
 import org.apache.hadoop.fs.Path

@@ -1,5 +1,6 @@
 package io.silt.log
 
+import io.silt.actions._
 import org.apache.hadoop.fs.Path
 
 /** The file-level state of a snapshot: live files, tombstones, transactions and domains. */

@@ -1,5 +1,7 @@
 package io.silt.log
 
+import io.silt.actions._
+import io.silt.features._
 import scala.collection.mutable.ArrayBuffer
 import scala.util.control.NonFatal
 

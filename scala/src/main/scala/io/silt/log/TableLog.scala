@@ -1,5 +1,7 @@
 package io.silt.log
 
+import io.silt.actions._
+import io.silt.logstore._
 import io.silt.config.SiltSettings
 import io.silt.errors._
 import org.apache.hadoop.conf.Configuration

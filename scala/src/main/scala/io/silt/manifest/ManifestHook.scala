@@ -2,7 +2,9 @@ package io.silt.manifest
 
 import scala.util.control.NonFatal
 
-import io.silt.log.{AddFile, Metadata, RemoveFile, Snapshot, TableLog, TableProperties}
+import io.silt.actions.{AddFile, Metadata, RemoveFile}
+import io.silt.features.TableProperties
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.PostCommitHook
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession

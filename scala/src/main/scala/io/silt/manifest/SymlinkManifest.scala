@@ -3,7 +3,9 @@ package io.silt.manifest
 import scala.collection.mutable
 
 import io.silt.errors.ManifestWithDeletionVectorsException
-import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableLog}
+import io.silt.actions.AddFile
+import io.silt.features.ColumnMapping
+import io.silt.log.{Snapshot, TableLog}
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.catalyst.catalog.ExternalCatalogUtils
 

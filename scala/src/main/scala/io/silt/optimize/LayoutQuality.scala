@@ -1,6 +1,7 @@
 package io.silt.optimize
 
-import io.silt.log.{AddFile, ColumnMapping, Metadata}
+import io.silt.actions.{AddFile, Metadata}
+import io.silt.features.ColumnMapping
 import io.silt.stats.FileStats
 import org.apache.spark.sql.types._
 

@@ -6,7 +6,9 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{ActionCodec, AddFile, Clustering, Json, Snapshot}
+import io.silt.actions.{ActionCodec, AddFile, Json}
+import io.silt.features.Clustering
+import io.silt.log.Snapshot
 import io.silt.txn.OptimizeMode
 
 /**

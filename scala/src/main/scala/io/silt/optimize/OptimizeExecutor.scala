@@ -7,7 +7,9 @@ import scala.concurrent.duration.Duration
 
 import io.silt.errors.NotADeltaTableException
 import io.silt.expressions.Curve
-import io.silt.log.{AddFile, Snapshot, TableFeatures, TableLog}
+import io.silt.actions.AddFile
+import io.silt.features.TableFeatures
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
 import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}

@@ -1,7 +1,7 @@
 package io.silt.partition
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{AddFile, Metadata}
+import io.silt.actions.{AddFile, Metadata}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions._

@@ -1,6 +1,7 @@
 package io.silt.partition
 
-import io.silt.log.{AddFile, ColumnMapping}
+import io.silt.actions.AddFile
+import io.silt.features.ColumnMapping
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, EqualTo, Expression, If, Literal}
 import org.apache.spark.sql.types.{DataType, StringType, StructType}

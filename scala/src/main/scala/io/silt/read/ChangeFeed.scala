@@ -2,7 +2,9 @@ package io.silt.read
 
 import io.silt.dv.DeletionVectorDescriptor
 import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
-import io.silt.log.{AddCDCFile, AddFile, ChangeDataFeed, ColumnMapping, Metadata, RemoveFile, TableLog}
+import io.silt.actions.{AddCDCFile, AddFile, Metadata, RemoveFile}
+import io.silt.features.{ChangeDataFeed, ColumnMapping}
+import io.silt.log.TableLog
 import io.silt.partition.PartitionValues
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -111,7 +113,7 @@ object ChangeFeed {
   }
 
   /** What the actions of commit `version` (made at `timestamp`) give the feed to read. */
-  private[read] def filesOf(actions: Seq[io.silt.log.Action], version: Long, timestamp: Long): IndexedSeq[ChangeFile] = {
+  private[read] def filesOf(actions: Seq[io.silt.actions.Action], version: Long, timestamp: Long): IndexedSeq[ChangeFile] = {
     def commit(file: AddFile, keepOnly: Option[DeletionVectorDescriptor], changeType: Option[String]) =
       ChangeFile(file, keepOnly, changeType, version, timestamp)
     val cdc = actions.collect { case c: AddCDCFile => c }

@@ -2,7 +2,7 @@ package io.silt.read
 
 import scala.util.Try
 
-import io.silt.log.ColumnMapping
+import io.silt.features.ColumnMapping
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.sources._
 

@@ -2,7 +2,9 @@ package io.silt.read
 
 import io.silt.config.SiltSettings
 import io.silt.dv.DeletionVectorDescriptor
-import io.silt.log.{AddFile, ColumnMapping, Snapshot, TablePaths}
+import io.silt.actions.{AddFile, TablePaths}
+import io.silt.features.ColumnMapping
+import io.silt.log.Snapshot
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.{FileStatus, Path}

@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore}
 import io.silt.errors.MissingDataFileException
-import io.silt.log.{ColumnMapping, ColumnMappingMode}
+import io.silt.features.{ColumnMapping, ColumnMappingMode}
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.Job

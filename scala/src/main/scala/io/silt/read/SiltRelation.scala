@@ -1,6 +1,8 @@
 package io.silt.read
 
-import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableLog}
+import io.silt.actions.AddFile
+import io.silt.features.ColumnMapping
+import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 

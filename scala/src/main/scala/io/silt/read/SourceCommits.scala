@@ -1,7 +1,8 @@
 package io.silt.read
 
 import io.silt.errors.{SourceRowsChangedException, SourceSchemaChangedException, SourceTableReplacedException}
-import io.silt.log.{Action, AddFile, ColumnMapping, CommitInfo, Metadata, RemoveFile}
+import io.silt.actions.{Action, AddFile, CommitInfo, Metadata, RemoveFile}
+import io.silt.features.ColumnMapping
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
 /**

@@ -2,7 +2,7 @@ package io.silt.read
 
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.{InvalidTableOperationException, SourceTableReplacedException}
-import io.silt.log.ActionCodec
+import io.silt.actions.ActionCodec
 import org.apache.spark.sql.connector.read.streaming.{Offset => OffsetV2}
 import org.apache.spark.sql.execution.streaming.Offset
 

@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets
 import scala.collection.mutable
 
 import io.silt.errors.{InvalidTableOperationException, VersionNotFoundException}
-import io.silt.log.{AddFile, ColumnMapping, Snapshot, TableLog}
+import io.silt.actions.AddFile
+import io.silt.features.ColumnMapping
+import io.silt.log.{Snapshot, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, ReadAllAvailable, ReadLimit, ReadMaxBytes,
@@ -116,7 +118,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
   private def initial(version: Long): IndexedSeq[ChangeFile] = initialFiles.getOrElse {
     val snapshot = if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)
     commits.checkMetadata(version, snapshot.metadata)
-    val changeType = if (options.readChangeFeed) Some(io.silt.log.ChangeDataFeed.Insert) else None
+    val changeType = if (options.readChangeFeed) Some(io.silt.features.ChangeDataFeed.Insert) else None
     val files = snapshot.files.sortBy(a => (a.modificationTime, a.path))
       .map(a => ChangeFile(a, None, changeType, version, snapshot.timestamp))
     initialFiles = Some(files)

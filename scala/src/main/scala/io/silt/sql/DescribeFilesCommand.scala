@@ -1,6 +1,7 @@
 package io.silt.sql
 
-import io.silt.log.{ColumnMapping, TableLog}
+import io.silt.features.ColumnMapping
+import io.silt.log.TableLog
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand

@@ -1,7 +1,8 @@
 package io.silt.sql
 
 import io.silt.errors.{NotADeltaTableException, UnsupportedOptionException}
-import io.silt.log.{TableFeatures, TableLog}
+import io.silt.features.TableFeatures
+import io.silt.log.TableLog
 import io.silt.manifest.SymlinkManifest
 import io.silt.spark.JobDescription
 import io.silt.txn.{Operation, OptimisticTransaction}

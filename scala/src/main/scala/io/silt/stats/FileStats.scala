@@ -3,7 +3,8 @@ package io.silt.stats
 import java.time.LocalDate
 
 import com.fasterxml.jackson.databind.JsonNode
-import io.silt.log.{ActionCodec, ColumnMapping}
+import io.silt.actions.ActionCodec
+import io.silt.features.ColumnMapping
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String

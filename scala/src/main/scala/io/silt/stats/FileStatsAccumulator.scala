@@ -4,7 +4,7 @@ import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 import java.time.format.DateTimeFormatter
 
 import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
-import io.silt.log.ActionCodec
+import io.silt.actions.ActionCodec
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String

@@ -1,6 +1,7 @@
 package io.silt.stats
 
-import io.silt.log.{ColumnMapping, Metadata, TableProperties}
+import io.silt.actions.Metadata
+import io.silt.features.{ColumnMapping, TableProperties}
 import org.apache.spark.sql.types._
 
 /** A leaf column that gets statistics: its name path, ordinal path (with the sizes of the structs entered) and type. */

@@ -1,6 +1,8 @@
 package io.silt.txn
 
 import io.silt.errors._
+import io.silt.actions._
+import io.silt.features._
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import io.silt.stats.{DataSkipping, FileStats}

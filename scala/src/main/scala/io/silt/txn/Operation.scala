@@ -1,7 +1,6 @@
 package io.silt.txn
 
-import io.silt.log.Json
-
+import io.silt.actions.Json
 /** What OPTIMIZE does to the files it selects. */
 sealed trait OptimizeMode
 object OptimizeMode {

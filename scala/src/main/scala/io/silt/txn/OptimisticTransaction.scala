@@ -4,6 +4,8 @@ import java.util.UUID
 
 import io.silt.config.{SiltSettings, SiltVersion}
 import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException, ManifestWithDeletionVectorsException}
+import io.silt.actions._
+import io.silt.features._
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import org.apache.spark.sql.SparkSession

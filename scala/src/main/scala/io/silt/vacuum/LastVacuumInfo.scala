@@ -2,7 +2,8 @@ package io.silt.vacuum
 
 import scala.util.control.NonFatal
 
-import io.silt.log.{ActionCodec, TableLog}
+import io.silt.actions.ActionCodec
+import io.silt.log.TableLog
 import org.apache.hadoop.fs.Path
 
 /**

@@ -3,7 +3,8 @@ package io.silt.vacuum
 import scala.collection.mutable
 
 import io.silt.errors.CannotVacuumLiteException
-import io.silt.log.{AddCDCFile, RemoveFile, Snapshot, TableLog, TablePaths}
+import io.silt.actions.{AddCDCFile, RemoveFile, TablePaths}
+import io.silt.log.{Snapshot, TableLog}
 import org.apache.hadoop.fs.Path
 
 /** A file VACUUM may delete, with its size as the log or the listing knows it. */

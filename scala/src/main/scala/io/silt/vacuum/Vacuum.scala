@@ -4,7 +4,9 @@ import io.silt.config.SiltSettings
 import scala.collection.mutable.ArrayBuffer
 
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.log.{ChangeDataFeed, Snapshot, TableFeatures, TableLog, TableProperties, TablePaths}
+import io.silt.actions.TablePaths
+import io.silt.features.{ChangeDataFeed, TableFeatures, TableProperties}
+import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession

@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.ActionCodec
+import io.silt.actions.ActionCodec
 import io.silt.txn.Operation
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

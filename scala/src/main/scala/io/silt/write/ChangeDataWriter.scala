@@ -1,6 +1,7 @@
 package io.silt.write
 
-import io.silt.log.{AddCDCFile, ChangeDataFeed, TablePaths}
+import io.silt.actions.{AddCDCFile, TablePaths}
+import io.silt.features.ChangeDataFeed
 import io.silt.spark.Identifiers
 import io.silt.txn.OptimisticTransaction
 import org.apache.spark.sql.{DataFrame, SparkSession}

@@ -1,7 +1,8 @@
 package io.silt.write
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{Clustering, Metadata}
+import io.silt.actions.Metadata
+import io.silt.features.Clustering
 import io.silt.stats.StatsColumn
 
 /**

@@ -1,7 +1,8 @@
 package io.silt.write
 
 import io.silt.expressions.{ConstraintRule, EnforceConstraints}
-import io.silt.log.{ActionCodec, Metadata, TableProperties}
+import io.silt.actions.{ActionCodec, Metadata}
+import io.silt.features.TableProperties
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Expression, IsNotNull}

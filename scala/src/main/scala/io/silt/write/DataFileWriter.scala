@@ -5,7 +5,8 @@ import java.util.UUID
 import scala.util.control.NonFatal
 
 import io.silt.errors.SiltException
-import io.silt.log.{AddFile, ColumnMapping, Metadata, TablePaths}
+import io.silt.actions.{AddFile, Metadata, TablePaths}
+import io.silt.features.ColumnMapping
 import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
 import org.apache.hadoop.fs.Path

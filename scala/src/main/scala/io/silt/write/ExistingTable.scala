@@ -1,7 +1,8 @@
 package io.silt.write
 
 import io.silt.errors.NotADeltaTableException
-import io.silt.log.{TableFeatures, TableLog}
+import io.silt.features.TableFeatures
+import io.silt.log.TableLog
 import io.silt.txn.OptimisticTransaction
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.config.SiltSettings
-import io.silt.log.SetTransaction
+import io.silt.actions.SetTransaction
 import io.silt.txn.OptimisticTransaction
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession

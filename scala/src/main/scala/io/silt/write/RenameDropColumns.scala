@@ -3,7 +3,8 @@ package io.silt.write
 import scala.util.Try
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{ColumnMapping, Metadata, TableProperties}
+import io.silt.actions.Metadata
+import io.silt.features.{ColumnMapping, TableProperties}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

@@ -55,7 +55,7 @@ private[write] object SchemaPaths {
   /** A field as Delta's commitInfo writes it: its JSON, named by its path. */
   def fieldJson(name: String, f: StructField): String = {
     val json = StructType(Seq(f.copy(name = name))).json
-    val node = io.silt.log.ActionCodec.mapper.readTree(json).get("fields").get(0)
-    io.silt.log.ActionCodec.mapper.writeValueAsString(node)
+    val node = io.silt.actions.ActionCodec.mapper.readTree(json).get("fields").get(0)
+    io.silt.actions.ActionCodec.mapper.writeValueAsString(node)
   }
 }

@@ -1,7 +1,8 @@
 package io.silt.write
 
 import io.silt.errors.InvalidTableOperationException
-import io.silt.log.{Clustering, DomainMetadata}
+import io.silt.actions.DomainMetadata
+import io.silt.features.Clustering
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession

@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.{ConstraintViolationException, InvalidTableOperationException}
-import io.silt.log.{ColumnMapping, TableProperties}
+import io.silt.features.{ColumnMapping, TableProperties}
 import io.silt.read.SiltRelation
 import io.silt.txn.Operation
 import org.apache.hadoop.fs.Path

@@ -3,6 +3,8 @@ package io.silt.write
 import java.util.UUID
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
+import io.silt.actions._
+import io.silt.features._
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import io.silt.txn.{CreateMode, Operation, OptimisticTransaction}

@@ -112,7 +112,7 @@ object WriteOptions {
       mode = mode,
       partitionBy = partitionBy,
       clusterBy = options.find(_._1.equalsIgnoreCase(ClusteringColumnsKey)).map { case (_, json) =>
-        io.silt.log.ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
+        io.silt.actions.ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
       },
       replaceWhere = replaceWhere,
       mergeSchema = lower.get("mergeschema").map(v => parseBoolean("mergeSchema", v)).getOrElse(SiltSettings.SchemaAutoMerge(spark)),

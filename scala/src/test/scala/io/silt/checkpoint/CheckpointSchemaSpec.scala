@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
-import io.silt.log._
+import io.silt.actions._
 import org.apache.spark.sql.types.StructType
 import org.scalatest.funsuite.AnyFunSuite
 

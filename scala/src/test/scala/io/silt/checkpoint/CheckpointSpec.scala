@@ -1,6 +1,7 @@
 package io.silt.checkpoint
 
-import io.silt.log.{ActionCodec, CheckpointInstance, CheckpointKind, CommitEntry, FileNames, LastCheckpoint, LogListing}
+import io.silt.actions.ActionCodec
+import io.silt.log.{CheckpointInstance, CheckpointKind, CommitEntry, FileNames, LastCheckpoint, LogListing}
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -3,7 +3,7 @@ package io.silt.fuzz
 import com.fasterxml.jackson.core.JsonProcessingException
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, DvStorage, RoaringBitmapArray, Z85}
 import io.silt.errors.CorruptDeletionVectorException
-import io.silt.log.{ActionCodec, AddFile}
+import io.silt.actions.{ActionCodec, AddFile}
 import io.silt.sql.SiltSqlParser
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path

@@ -1,5 +1,7 @@
 package io.silt.log
 
+import io.silt.actions._
+
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import org.apache.hadoop.fs.Path
 import org.scalacheck.Gen

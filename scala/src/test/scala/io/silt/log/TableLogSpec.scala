@@ -1,5 +1,8 @@
 package io.silt.log
 
+import io.silt.actions._
+import io.silt.logstore._
+
 import java.nio.file.{Files, Path => JPath}
 import java.util.concurrent.{CountDownLatch, Executors}
 

@@ -1,6 +1,6 @@
 package io.silt.optimize
 
-import io.silt.log.{AddFile, Format, Metadata}
+import io.silt.actions.{AddFile, Format, Metadata}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -1,6 +1,6 @@
 package io.silt.optimize
 
-import io.silt.log.AddFile
+import io.silt.actions.AddFile
 import org.scalatest.funsuite.AnyFunSuite
 
 class LiquidClusteringSpec extends AnyFunSuite {

@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.errors.{InvalidTableOperationException, SourceRowsChangedException, SourceSchemaChangedException,
   SourceTableReplacedException}
-import io.silt.log.{AddFile, Format, Metadata, RemoveFile}
+import io.silt.actions.{AddFile, Format, Metadata, RemoveFile}
 import org.apache.spark.sql.execution.streaming.runtime.SerializedOffset
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType, StructField, StructType}
 import org.scalacheck.Gen

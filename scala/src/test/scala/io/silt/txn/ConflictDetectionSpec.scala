@@ -146,8 +146,8 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
     val log = TableLog.forPath(spark, p.toString)
     val t1 = OptimisticTransaction.start(spark, log)
     val t2 = OptimisticTransaction.start(spark, log)
-    t1.commit(Seq(io.silt.log.SetTransaction("app", 1, None)), write)
-    val e = intercept[ConcurrentModificationException](t2.commit(Seq(io.silt.log.SetTransaction("app", 2, None)),
+    t1.commit(Seq(io.silt.actions.SetTransaction("app", 1, None)), write)
+    val e = intercept[ConcurrentModificationException](t2.commit(Seq(io.silt.actions.SetTransaction("app", 2, None)),
       write))
     assert(e.getMessage.contains("'app'"))
     assert(log.latest().transactions("app").version == 1)
@@ -156,7 +156,7 @@ class ConflictDetectionSpec extends AnyFunSuite with BeforeAndAfterAll {
   test("two writers of the same metadata domain: the second fails; of different domains, both commit") {
     val p = newTable()
     val log = TableLog.forPath(spark, p.toString)
-    def domain(name: String) = io.silt.log.DomainMetadata(name, "{}", removed = false)
+    def domain(name: String) = io.silt.actions.DomainMetadata(name, "{}", removed = false)
     val t1 = OptimisticTransaction.start(spark, log)
     val t2 = OptimisticTransaction.start(spark, log)
     val t3 = OptimisticTransaction.start(spark, log)

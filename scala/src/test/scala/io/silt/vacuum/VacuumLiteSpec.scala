@@ -5,7 +5,8 @@ import java.nio.file.Files
 import java.util.concurrent.atomic.AtomicLong
 
 import io.silt.errors.CannotVacuumLiteException
-import io.silt.log.{ActionCodec, AddFile, FileNames, Format, Metadata, Protocol, RemoveFile, TableLog}
+import io.silt.actions.{ActionCodec, AddFile, Format, Metadata, Protocol, RemoveFile}
+import io.silt.log.{FileNames, TableLog}
 import org.apache.hadoop.fs.{FileStatus, LocatedFileStatus, Path, RawLocalFileSystem, RemoteIterator}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.{LongType, StructType}
@@ -59,7 +60,7 @@ class VacuumLiteSpec extends AnyFunSuite with BeforeAndAfterAll {
     val schema = new StructType().add("id", LongType).json
     val meta = Metadata("id-1", None, None, Format(), schema, Nil, Map.empty, Some(0L))
     val adds = data.map(f => AddFile(f.getName, Map.empty, 1L, 0L, dataChange = true))
-    def commit(v: Long, actions: Seq[io.silt.log.Action]): Unit =
+    def commit(v: Long, actions: Seq[io.silt.actions.Action]): Unit =
       assert(log.store.writeIfAbsent(FileNames.commitPath(log.logPath, v), actions.map(ActionCodec.toJson)))
     commit(0, Seq(Protocol(1, 2), meta) ++ adds)
     commit(1, adds.take(removed).map(a => RemoveFile(a.path, Some(1L), dataChange = true, size = Some(1L))))

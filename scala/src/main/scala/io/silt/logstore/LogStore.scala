@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import java.io.{BufferedReader, ByteArrayOutputStream, IOException, InputStreamReader}
 import java.nio.charset.StandardCharsets

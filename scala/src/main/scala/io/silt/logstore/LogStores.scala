@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import io.silt.config.{LogStoreName, SiltSettings}
 import io.silt.config.LogStoreName._
@@ -40,10 +40,10 @@ object LogStores {
 
   private def custom(key: String, className: String, conf: Configuration): LogStore = {
     def refuse(why: String) = throw new UnsupportedOptionException(key, s"setting $key = '$className' $why; " +
-      s"it takes one of ${LogStoreName.All.mkString(", ")} or the name of a class implementing io.silt.log.LogStore")
+      s"it takes one of ${LogStoreName.All.mkString(", ")} or the name of a class implementing io.silt.logstore.LogStore")
     val cls = try Class.forName(className, true, Thread.currentThread().getContextClassLoader)
       catch { case _: ClassNotFoundException => refuse("names no class on the classpath") }
-    if (!classOf[LogStore].isAssignableFrom(cls)) refuse("names a class that is not an io.silt.log.LogStore")
+    if (!classOf[LogStore].isAssignableFrom(cls)) refuse("names a class that is not an io.silt.logstore.LogStore")
     try cls.getConstructor(classOf[Configuration]).newInstance(conf).asInstanceOf[LogStore]
     catch { case _: NoSuchMethodException => refuse("names a class without a constructor taking a Hadoop Configuration") }
   }

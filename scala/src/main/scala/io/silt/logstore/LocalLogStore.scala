@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import java.nio.file.{FileAlreadyExistsException => NioFileExists, Files, Paths}
 import java.util.UUID

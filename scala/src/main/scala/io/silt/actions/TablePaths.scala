@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.actions
 
 import java.net.{URI, URISyntaxException}
 

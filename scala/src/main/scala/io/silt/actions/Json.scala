@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.actions
 
 /** The one way Silt renders small JSON values (operation parameters), with the log's own mapper. */
 object Json {

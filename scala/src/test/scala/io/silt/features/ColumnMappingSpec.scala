@@ -1,4 +1,6 @@
-package io.silt.log
+package io.silt.features
+
+import io.silt.actions._
 
 import org.apache.spark.sql.types.{ArrayType, DataType, DateType, DoubleType, IntegerType, LongType, MapType, StringType, StructField, StructType}
 import org.scalacheck.Gen

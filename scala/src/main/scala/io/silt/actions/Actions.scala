@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.actions
 
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.dv.DeletionVectorDescriptor

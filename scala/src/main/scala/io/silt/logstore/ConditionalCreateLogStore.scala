@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import java.nio.charset.StandardCharsets
 import java.util.UUID

@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import io.silt.config.LogStoreName
 import org.apache.hadoop.conf.Configuration

@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.actions
 
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import org.scalacheck.Gen

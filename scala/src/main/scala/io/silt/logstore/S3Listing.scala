@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import scala.jdk.CollectionConverters._
 
@@ -11,7 +11,7 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Request
  * of a long `_delta_log/` costs the tail, not every commit ever written (a plain listing returns
  * all keys under the prefix, 1000 a request). Only for S3A; loaded only when the table is on it.
  */
-private[log] object S3Listing {
+private[logstore] object S3Listing {
   /** The objects directly under `dir` whose names are at least `from`, sorted by name. */
   def listFrom(fs: FileSystem, dir: Path, from: String): Seq[FileStatus] = {
     val s3a = fs.asInstanceOf[S3AFileSystem]

@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.logstore
 
 import java.io.IOException
 import java.nio.charset.StandardCharsets
@@ -53,7 +53,7 @@ class LogStoreSpec extends AnyFunSuite {
     assert(store("s3a://b/t") == "conditional-create" && store("gs://b/t") == "create-no-overwrite")
     assert(Seq("hdfs://nn/t", "abfss://c@a.dfs.core.windows.net/t", "viewfs://x/t").map(store(_)).toSet == Set("rename"))
     assert(store("s3a://b/t", Map("s3a" -> "single-driver")) == "single-driver")
-    assert(store("/tmp/t", Map("file" -> "io.silt.log.RenameLogStore")) == "rename")
+    assert(store("/tmp/t", Map("file" -> "io.silt.logstore.RenameLogStore")) == "rename")
     val e = intercept[io.silt.errors.UnsupportedOptionException](store("s3a://b/t", Map("s3a" -> "com.example.NoSuchStore")))
     assert(e.getMessage.contains("spark.silt.logStore.s3a.impl") && e.getMessage.contains("names no class"))
   }

@@ -1,4 +1,6 @@
-package io.silt.log
+package io.silt.features
+
+import io.silt.actions._
 
 import io.silt.errors.{UnsupportedOptionException, UnsupportedTableFeatureException}
 import org.scalatest.funsuite.AnyFunSuite

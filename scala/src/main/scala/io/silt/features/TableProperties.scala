@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.features
 
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import org.apache.spark.sql.catalyst.util.IntervalUtils

@@ -1,4 +1,4 @@
-package io.silt.log
+package io.silt.actions
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
