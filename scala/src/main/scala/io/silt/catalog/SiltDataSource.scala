@@ -9,7 +9,8 @@ import io.silt.actions.ActionCodec
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import scala.util.chaining._
-import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltRelation, SourceOptions, StreamingSource, TimeTravel}
+import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltParquetFileFormat, SiltRelation, SourceOptions,
+  StreamingSource, TimeTravel}
 import io.silt.write.{StreamingSink, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
@@ -20,7 +21,7 @@ import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, Da
   StreamSinkProvider, StreamSourceProvider}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
@@ -32,6 +33,9 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
     with StreamSinkProvider with StreamSourceProvider {
 
   override def shortName(): String = "silt"
+
+  // Spark's default refuses VARIANT for every V1 writer; a table takes whatever its Parquet files can hold.
+  override def supportsDataType(dt: DataType): Boolean = new SiltParquetFileFormat().supportDataType(dt)
 
   override def createRelation(sqlContext: SQLContext, caseInsensitive: Map[String, String]): BaseRelation = {
     val spark = sqlContext.sparkSession

@@ -2,7 +2,7 @@ package io.silt.checkpoint
 
 import scala.util.control.NonFatal
 
-import io.silt.features.{CheckpointPolicy, TableProperties}
+import io.silt.features.{CheckpointPolicy, CheckpointProtectionFeature, TableFeatures, TableProperties}
 import io.silt.log.{CheckpointReader, FileNames, LogListing, Snapshot, TableLog}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -37,9 +37,15 @@ object LogCleanup extends Logging {
     val props = TableProperties(snapshot.metadata.configuration)
     if (!props.expiredLogCleanup) return 0
     val fs = log.logPath.getFileSystem(log.hadoopConf)
-    val deleted = plan(log.listing(), now, props.logRetentionMs) match {
-      case Some((_, files)) => files.count(f => fs.delete(f, false))
-      case None => 0
+    val listing = log.listing()
+    // Under checkpoint protection the history before the protected version stays whole (nothing
+    // deleted at all: deleting only the later part would leave a gap).
+    val protectedBefore = if (TableFeatures.active(snapshot.protocol, snapshot.metadata).contains(CheckpointProtectionFeature))
+      props.checkpointProtectedBefore else 0L
+    val deleted = plan(listing, now, props.logRetentionMs) match {
+      case Some((_, files)) if !listing.commits.headOption.exists(_.version < protectedBefore) =>
+        files.count(f => fs.delete(f, false))
+      case _ => 0
     }
     // Only sidecars old enough to go make it worth reading the kept checkpoints for references.
     val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)

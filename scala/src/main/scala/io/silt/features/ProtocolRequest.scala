@@ -12,8 +12,9 @@ import io.silt.errors.{UnsupportedOptionException, UnsupportedTableFeatureExcept
 final case class ProtocolRequest(minReader: Option[Int], minWriter: Option[Int], features: Set[String]) {
   /** The least protocol that satisfies the request (to be merged with the table's by [[TableFeatures.merge]]). */
   def protocol: Protocol = {
-    val withDependencies = features ++ (if (features.contains(Clustering.Feature)) Set("domainMetadata") else Set.empty)
-    val readerFeatures = withDependencies.intersect(TableFeatures.SupportedReaderFeatures)
+    val all = TableFeatures.withRequired(features.toSeq.flatMap(TableFeatures.named))
+    val withDependencies = all.map(_.name).toSet
+    val readerFeatures = all.filter(_.isReaderWriter).map(_.name).toSet
     val reader = minReader.getOrElse(1)
     val writer = minWriter.getOrElse(1)
     if (readerFeatures.nonEmpty || reader == 3) Protocol(3, 7, Some(readerFeatures), Some(withDependencies))
@@ -42,15 +43,21 @@ object ProtocolRequest {
         v.trim.toIntOption.filter(n => n >= 1 && n <= max).getOrElse(throw new UnsupportedOptionException(key,
           s"$key must be one of ${(1 to max).mkString(", ")}, not '$v'"))
     }
-    val known = TableFeatures.SupportedReaderFeatures ++ TableFeatures.SupportedWriterFeatures
+    val writable = TableFeatures.all.filter(_.support.writes).map(_.name)
     val features = protocolProps.collect { case (k, v) if k.toLowerCase.startsWith(FeaturePrefix) =>
       val name = k.substring(FeaturePrefix.length)
       if (!FeatureStatuses.contains(v.trim.toLowerCase)) {
         throw new UnsupportedOptionException(k, s"$k must be 'supported' (or 'enabled'), not '$v': a table " +
           "feature cannot be removed by a property")
       }
-      known.find(_.equalsIgnoreCase(name)).getOrElse(throw new UnsupportedTableFeatureException(tablePath,
-        Seq(s"table feature '$name'"), s"Silt supports the features ${known.toSeq.sorted.mkString(", ")}"))
+      val why = TableFeatures.named(name).map(_.support) match {
+        case Some(FeatureSupport.ReadOnly(w)) => w
+        case Some(FeatureSupport.Refused(w)) => w
+        case Some(_) => ""
+        case None => "Delta has no such feature"
+      }
+      TableFeatures.named(name).filter(_.support.writes).map(_.name).getOrElse(throw new UnsupportedTableFeatureException(
+        tablePath, Seq(s"table feature '$name'"), s"$why; Silt writes the features ${writable.sorted.mkString(", ")}"))
     }.toSet
     (ProtocolRequest(version(MinReaderKey, TableFeatures.MaxReaderVersion), version(MinWriterKey,
       TableFeatures.MaxWriterVersion), features), rest)

@@ -2,23 +2,42 @@ package io.silt.features
 
 import io.silt.actions._
 import io.silt.errors.UnsupportedTableFeatureException
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType, TimestampNTZType}
+import org.apache.spark.sql.types.StructType
 
 /**
- * The protocol versions and table features Silt reads and writes, and the checks that refuse a
- * table needing anything else, naming what is missing.
+ * Every Delta table feature Silt knows (each one file implementing [[TableFeature]]), and what
+ * the protocol makes of them: which features a table needs, the least protocol holding them,
+ * and the checks that refuse a table needing something Silt does not read or write, naming it.
  */
 object TableFeatures {
   val MaxReaderVersion = 3
   val MaxWriterVersion = 7
 
-  /** Reader features whose semantics this engine implements when reading. */
-  val SupportedReaderFeatures: Set[String] = Set("timestampNtz", "vacuumProtocolCheck", "deletionVectors", "v2Checkpoint", "columnMapping")
+  /** The registry: every feature of Delta 4.4, in the protocol's order. */
+  val all: Seq[TableFeature] = Seq(AppendOnlyFeature, InvariantsFeature, CheckConstraintsFeature, GeneratedColumnsFeature,
+    ColumnDefaultsFeature, ChangeDataFeedFeature, ColumnMappingFeature, IdentityColumnsFeature, DeletionVectorsFeature,
+    RowTrackingFeature, TimestampNtzFeature, DomainMetadataFeature, V2CheckpointFeature, ClusteringFeature,
+    VacuumProtocolCheckFeature, InCommitTimestampFeature, new TypeWideningFeature(preview = false),
+    new TypeWideningFeature(preview = true), new VariantTypeFeature(preview = false), new VariantTypeFeature(preview = true),
+    CheckpointProtectionFeature) ++ RefusedFeatures.all
 
+  private val byName: Map[String, TableFeature] = all.map(f => f.name.toLowerCase -> f).toMap
+
+  /** The feature of this name, matched case-insensitively. */
+  def named(name: String): Option[TableFeature] = byName.get(name.toLowerCase)
+
+  /** Reader features whose semantics this engine implements when reading. */
+  def SupportedReaderFeatures: Set[String] = all.filter(f => f.isReaderWriter && f.support.reads).map(_.name).toSet
   /** Writer features whose rules this engine follows when writing. */
-  val SupportedWriterFeatures: Set[String] =
-    Set("appendOnly", "invariants", "checkConstraints", "timestampNtz", "vacuumProtocolCheck", "domainMetadata",
-      "deletionVectors", "v2Checkpoint", "columnMapping", "changeDataFeed", Clustering.Feature)
+  def SupportedWriterFeatures: Set[String] = all.filter(_.support.writes).map(_.name).toSet
+
+  /** The features `p` declares, and for a legacy protocol those its versions imply and `m` uses. */
+  def active(p: Protocol, m: Metadata): Seq[TableFeature] = {
+    val shape = TableShape.of(m)
+    if (p.minWriterVersion == 7) (p.readerFeatures.getOrElse(Set.empty) ++ p.writerFeatures.getOrElse(Set.empty) ++
+      impliedByReader(p)).toSeq.flatMap(named)
+    else legacyFeatures(p.minWriterVersion).filter(f => f.support.writes || f.neededBy(shape))
+  }
 
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
@@ -26,14 +45,10 @@ object TableFeatures {
       throw new UnsupportedTableFeatureException(tablePath, Seq(s"reader version ${p.minReaderVersion}"),
         s"Silt reads Delta reader versions up to $MaxReaderVersion")
     }
-    // Reader version 2 implies column mapping, which Silt reads.
-    val missing = if (p.minReaderVersion == 3) {
-      p.readerFeatures.getOrElse(Set.empty).diff(SupportedReaderFeatures).toSeq.sorted
-    } else Nil
-    if (missing.nonEmpty) {
-      throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
-        s"Silt cannot read tables with ${missing.mkString(", ")} yet")
-    }
+    // Reader version 2 implies column mapping, which Silt reads; version 3 lists what readers need.
+    val needed = if (p.minReaderVersion == 3) p.readerFeatures.getOrElse(Set.empty).toSeq.sorted else Nil
+    refuse(tablePath, needed, f => f.support.reads || !f.isReaderWriter, "read")
+    active(p, m).foreach(_.checkRead(tablePath, m))
   }
 
   /** Refuses to write a table whose protocol or metadata needs writer rules Silt does not follow. */
@@ -43,66 +58,51 @@ object TableFeatures {
       throw new UnsupportedTableFeatureException(tablePath, Seq(s"writer version ${p.minWriterVersion}"),
         s"Silt writes Delta writer versions up to $MaxWriterVersion")
     }
-    val declared = if (p.minWriterVersion == 7) p.writerFeatures.getOrElse(Set.empty)
-                   else legacyWriterFeatures(p.minWriterVersion)
-    // A legacy protocol implies features that only bind when the metadata uses them.
-    val active = if (p.minWriterVersion == 7) declared else declared.filter(f => usedBy(f, m))
-    val missing = active.diff(SupportedWriterFeatures).toSeq.sorted
+    val declared = if (p.minWriterVersion == 7) p.writerFeatures.getOrElse(Set.empty).toSeq.sorted
+                   else active(p, m).map(_.name).sorted
+    refuse(tablePath, declared, _.support.writes, "write")
+  }
+
+  /** Throws, naming every feature in `names` that is unknown or not `ok`, and why Silt lacks each. */
+  private def refuse(tablePath: String, names: Seq[String], ok: TableFeature => Boolean, verb: String): Unit = {
+    val missing = names.filterNot(n => named(n).exists(ok))
     if (missing.nonEmpty) {
+      val why = missing.map(n => named(n).map(_.support) match {
+        case Some(FeatureSupport.ReadOnly(w)) => s"$n: $w"
+        case Some(FeatureSupport.Refused(w)) => s"$n: $w"
+        case _ => s"$n: a feature Silt does not know"
+      })
       throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
-        s"Silt cannot write tables with ${missing.mkString(", ")} yet")
+        s"Silt cannot $verb tables with ${missing.mkString(", ")} (${why.mkString("; ")})")
     }
   }
 
+  /** The features a table of this shape needs, with the features they require. */
+  def neededBy(shape: TableShape): Seq[TableFeature] = withRequired(all.filter(_.neededBy(shape)))
+
+  /** `features` and everything they require, transitively. */
+  def withRequired(features: Seq[TableFeature]): Seq[TableFeature] = {
+    val more = features.flatMap(_.requires).flatMap(named).filterNot(features.contains)
+    if (more.isEmpty) features.distinct else withRequired(features ++ more)
+  }
+
   /** The protocol a new table with this schema and these properties (and clustering, when `clustered`) needs. */
-  def protocolFor(schema: StructType, configuration: Map[String, String], clustered: Boolean = false): Protocol = {
-    val readerFeatures = Set.newBuilder[String]
-    val writerFeatures = Set.newBuilder[String]
-    if (containsType(schema, _.isInstanceOf[TimestampNTZType])) {
-      readerFeatures += "timestampNtz"
-      writerFeatures += "timestampNtz"
-    }
-    val props = TableProperties(configuration)
-    if (props.deletionVectorsEnabled) {
-      readerFeatures += "deletionVectors"
-      writerFeatures += "deletionVectors"
-    }
-    if (props.checkpointPolicy == CheckpointPolicy.V2) {
-      readerFeatures += "v2Checkpoint"
-      writerFeatures += "v2Checkpoint"
-    }
-    if (props.columnMappingMode != ColumnMappingMode.None) {
-      readerFeatures += "columnMapping"
-      writerFeatures += "columnMapping"
-    }
-    if (props.appendOnly) {
-      writerFeatures += "appendOnly"
-    }
-    if (props.changeDataFeed) {
-      writerFeatures += "changeDataFeed"
-    }
-    if (clustered) {
-      writerFeatures += Clustering.Feature
-      writerFeatures += "domainMetadata"
-    }
-    if (props.checkConstraints.nonEmpty) {
-      writerFeatures += "checkConstraints"
-    }
-    if (anyFieldMetadata(schema, "delta.invariants")) {
-      writerFeatures += "invariants"
-    }
-    val r = readerFeatures.result()
-    val w = writerFeatures.result()
-    // Without reader features (or with column mapping only, reader version 2), the legacy writer
-    // version that implies the features is enough.
-    val legacy = (2 to 5).find(v => w.subsetOf(legacyWriterFeatures(v)))
+  def protocolFor(schema: StructType, configuration: Map[String, String], clustered: Boolean = false): Protocol =
+    protocolOf(neededBy(TableShape(schema, TableProperties(configuration), clustered)))
+
+  /**
+   * The least protocol holding `features`: the legacy versions that imply them when there are
+   * no reader features but column mapping, else reader 3 (or 2 for column mapping) and writer 7.
+   */
+  def protocolOf(features: Seq[TableFeature]): Protocol = {
+    val r = features.filter(_.isReaderWriter).map(_.name).toSet
+    val w = features.map(_.name).toSet
+    val legacy = (2 to 6).find(v => w.subsetOf(legacyFeatures(v).map(_.name).toSet))
     if (r.isEmpty && legacy.isDefined) Protocol(1, legacy.get)
-    else if (r == Set("columnMapping") && legacy.isDefined) Protocol(2, math.max(5, legacy.get))
-    // Writer features beyond the legacy versions (clustering) without reader features: reader 1
-    // (or 2 for column mapping), as Delta Lake writes it.
+    else if (r == Set(ColumnMappingFeature.name) && legacy.isDefined) Protocol(2, math.max(5, legacy.get))
     else if (r.isEmpty) Protocol(1, 7, None, Some(w))
-    else if (r == Set("columnMapping")) Protocol(2, 7, None, Some(w ++ r))
-    else Protocol(3, 7, Some(r), Some(w ++ r))
+    else if (r == Set(ColumnMappingFeature.name)) Protocol(2, 7, None, Some(w))
+    else Protocol(3, 7, Some(r), Some(w))
   }
 
   /**
@@ -117,9 +117,7 @@ object TableFeatures {
       Protocol(math.max(p.minReaderVersion, needed.minReaderVersion), math.max(p.minWriterVersion, needed.minWriterVersion))
     case Some(p) =>
       val reader = math.max(p.minReaderVersion, needed.minReaderVersion)
-      // Reader version 2 implies column mapping, which a reader-features list must then name.
-      val impliedReader = if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty[String]
-      val readerFeatures = p.readerFeatures.getOrElse(impliedReader) ++ needed.readerFeatures.getOrElse(Set.empty)
+      val readerFeatures = p.readerFeatures.getOrElse(impliedByReader(p)) ++ needed.readerFeatures.getOrElse(Set.empty)
       Protocol(reader, 7, if (reader >= 3) Some(readerFeatures) else None,
         Some(p.writerFeatures.getOrElse(Set.empty) ++ needed.writerFeatures.getOrElse(Set.empty) ++ legacyOf(p) ++
           legacyOf(needed) ++ (if (reader >= 3) readerFeatures else Set.empty)))
@@ -131,49 +129,21 @@ object TableFeatures {
     // Writer 7 asked for only to name features: covered when p's legacy version implies them all.
     val writerVersionOk = p.minWriterVersion >= needed.minWriterVersion ||
       (needed.minWriterVersion == 7 && neededWriter.nonEmpty)
-    val pReader: Set[String] = p.readerFeatures.getOrElse(if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty[String])
+    val pReader = p.readerFeatures.getOrElse(impliedByReader(p))
     p.minReaderVersion >= needed.minReaderVersion && writerVersionOk &&
       needed.readerFeatures.getOrElse(Set.empty).subsetOf(pReader) &&
       neededWriter.subsetOf(p.writerFeatures.getOrElse(Set.empty) ++ legacyOf(p))
   }
 
+  /** Reader version 2 implies column mapping, which a reader-features list must then name. */
+  private def impliedByReader(p: Protocol): Set[String] =
+    if (p.minReaderVersion == 2) Set(ColumnMappingFeature.name) else Set.empty
+
   /** The supported features a legacy protocol (writer below 7) implies; none for writer 7. */
   private def legacyOf(p: Protocol): Set[String] =
     if (p.minWriterVersion >= 7) Set.empty
-    else legacyWriterFeatures(p.minWriterVersion).intersect(SupportedWriterFeatures) ++
-      (if (p.minReaderVersion == 2) Set("columnMapping") else Set.empty)
+    else legacyFeatures(p.minWriterVersion).filter(_.support.writes).map(_.name).toSet ++ impliedByReader(p)
 
   /** The features a legacy writer version (below 7) implies. */
-  def legacyWriterFeatures(version: Int): Set[String] = {
-    val byVersion = Seq(
-      2 -> Set("appendOnly", "invariants"),
-      3 -> Set("checkConstraints"),
-      4 -> Set("changeDataFeed", "generatedColumns"),
-      5 -> Set("columnMapping"),
-      6 -> Set("identityColumns"))
-    byVersion.filter(_._1 <= version).flatMap(_._2).toSet
-  }
-
-  private def usedBy(feature: String, m: Metadata): Boolean = feature match {
-    case "checkConstraints" => TableProperties(m.configuration).checkConstraints.nonEmpty
-    case "changeDataFeed" => TableProperties(m.configuration).changeDataFeed
-    case "generatedColumns" => anyFieldMetadata(m.schema, "delta.generationExpression")
-    case "columnMapping" => TableProperties(m.configuration).columnMappingMode != ColumnMappingMode.None
-    case "identityColumns" => anyFieldMetadata(m.schema, "delta.identity.start")
-    case _ => true
-  }
-
-  private def anyFieldMetadata(dt: DataType, key: String): Boolean = dt match {
-    case s: StructType => s.fields.exists(f => f.metadata.contains(key) || anyFieldMetadata(f.dataType, key))
-    case a: ArrayType => anyFieldMetadata(a.elementType, key)
-    case m: MapType => anyFieldMetadata(m.keyType, key) || anyFieldMetadata(m.valueType, key)
-    case _ => false
-  }
-
-  def containsType(dt: DataType, p: DataType => Boolean): Boolean = dt match {
-    case s: StructType => s.fields.exists(f => containsType(f.dataType, p))
-    case a: ArrayType => containsType(a.elementType, p)
-    case m: MapType => containsType(m.keyType, p) || containsType(m.valueType, p)
-    case other => p(other)
-  }
+  private def legacyFeatures(writer: Int): Seq[TableFeature] = all.filter(_.legacyVersions.exists(_._2 <= writer))
 }

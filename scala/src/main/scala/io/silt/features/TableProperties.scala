@@ -52,11 +52,15 @@ object TableProperties {
   val ColumnMappingModeKey = "delta.columnMapping.mode"
   val EnableChangeDataFeed = "delta.enableChangeDataFeed"
   val SymlinkManifestKey = "delta.compatibility.symlinkFormatManifest.enabled"
+  val EnableTypeWidening = "delta.enableTypeWidening"
+  /** Set by DROP FEATURE: the log before this version stays (`checkpointProtection`). */
+  val RequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey)
+    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
+    EnableTypeWidening)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -94,7 +98,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, appendOnly, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
+    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, checkpointProtectedBefore, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
     if (symlinkManifest && deletionVectorsEnabled) {
       throw new InvalidTableOperationException(s"$SymlinkManifestKey and $EnableDeletionVectors cannot both be true: " +
@@ -107,6 +111,13 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
   def appendOnly: Boolean = flag(AppendOnly, default = false)
+  /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
+  def typeWidening: Boolean = flag(EnableTypeWidening, default = false)
+  /** The version before which log cleanup deletes nothing (0: none). */
+  def checkpointProtectedBefore: Long = get(RequireCheckpointProtectionBeforeVersion).map { v =>
+    v.toLongOption.filter(_ >= 0).getOrElse(throw new InvalidTableOperationException(
+      s"$RequireCheckpointProtectionBeforeVersion must be a version (an integer >= 0), not '$v'"))
+  }.getOrElse(0L)
   def changeDataFeed: Boolean = flag(EnableChangeDataFeed, default = false)
   /** Whether every commit keeps the symlink manifests (`_symlink_format_manifest/`) up to date. */
   def symlinkManifest: Boolean = flag(SymlinkManifestKey, default = false)

@@ -1,7 +1,6 @@
 package io.silt.optimize
 
 import io.silt.actions.{AddFile, Metadata}
-import io.silt.features.ColumnMapping
 import io.silt.stats.FileStats
 import org.apache.spark.sql.types._
 
@@ -17,7 +16,8 @@ object LayoutQuality {
   /** The figure of each of `columns` (logical, dotted names) that has one. */
   def rangeReadFraction(files: Seq[AddFile], metadata: Metadata, columns: Seq[String]): Map[String, Double] = {
     if (files.isEmpty) return Map.empty
-    val stats = files.map(a => FileStats.parse(a.stats, ColumnMapping.of(metadata)))
+    val parse = FileStats.parserFor(metadata)
+    val stats = files.map(a => parse(a.stats))
     columns.flatMap { c =>
       val path = c.split('.').toSeq
       typeOf(metadata.schema, path).filter(numeric).map { dt =>

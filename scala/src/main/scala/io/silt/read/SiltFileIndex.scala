@@ -26,8 +26,10 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   lazy val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
 
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-  private lazy val mapping = ColumnMapping.of(snapshot.metadata)
-  private lazy val stats: Map[AddFile, FileStats] = files.map(a => a -> FileStats.parse(a.stats, mapping)).toMap
+  private lazy val stats: Map[AddFile, FileStats] = {
+    val parse = FileStats.parserFor(snapshot.metadata)
+    files.map(a => a -> parse(a.stats)).toMap
+  }
   /** The table's partition columns, with the physical names their values are keyed by. */
   private def tablePartitions: StructType = snapshot.metadata.partitionSchema
 

@@ -3,8 +3,8 @@ package io.silt.stats
 import java.time.LocalDate
 
 import com.fasterxml.jackson.databind.JsonNode
-import io.silt.actions.ActionCodec
-import io.silt.features.ColumnMapping
+import io.silt.actions.{ActionCodec, Metadata}
+import io.silt.features.{ColumnMapping, TypeChanges}
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -13,7 +13,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * The parsed `stats` of one file, read as Spark internal values of the columns' types. Columns
  * are named by logical paths; `mapping` gives the physical paths the statistics are keyed by.
  */
-final class FileStats private (json: JsonNode, mapping: ColumnMapping) {
+final class FileStats private (json: JsonNode, mapping: ColumnMapping, looseColumns: Set[Seq[String]]) {
 
   def numRecords: Option[Long] = Option(json.get("numRecords")).filter(_.isNumber).map(_.asLong)
 
@@ -22,9 +22,15 @@ final class FileStats private (json: JsonNode, mapping: ColumnMapping) {
 
   def nullCount(path: Seq[String]): Option[Long] = node("nullCount", path).filter(_.isNumber).map(_.asLong)
 
-  def min(path: Seq[String], dt: DataType): Option[Any] = node("minValues", path).flatMap(FileStats.value(_, dt, isMax = false))
+  def min(path: Seq[String], dt: DataType): Option[Any] =
+    bound("minValues", path).flatMap(FileStats.value(_, dt, isMax = false))
 
-  def max(path: Seq[String], dt: DataType): Option[Any] = node("maxValues", path).flatMap(FileStats.value(_, dt, isMax = true))
+  def max(path: Seq[String], dt: DataType): Option[Any] =
+    bound("maxValues", path).flatMap(FileStats.value(_, dt, isMax = true))
+
+  // A bound written in a type the column was since widened from may not bound the widened values.
+  private def bound(section: String, path: Seq[String]): Option[JsonNode] =
+    if (looseColumns.contains(path)) None else node(section, path)
 
   private def node(section: String, path: Seq[String]): Option[JsonNode] = {
     var n = json.get(section)
@@ -38,9 +44,21 @@ object FileStats {
   private val Empty = ActionCodec.mapper.createObjectNode()
 
   /** Statistics from `add.stats`; a missing or unparseable string yields no statistics. */
-  def parse(stats: Option[String], mapping: ColumnMapping = ColumnMapping.Disabled): FileStats = new FileStats(
+  def parse(stats: Option[String], mapping: ColumnMapping = ColumnMapping.Disabled,
+      looseColumns: Set[Seq[String]] = Set.empty): FileStats = new FileStats(
     stats.flatMap(s => try Option(ActionCodec.mapper.readTree(s)).filter(_.isObject) catch { case _: Exception => None })
-      .getOrElse(Empty), mapping)
+      .getOrElse(Empty), mapping, looseColumns)
+
+  /**
+   * The parser of a table's statistics: its column mapping, and no min/max for columns widened
+   * from a type whose bounds do not carry over (float to double).
+   */
+  def parserFor(metadata: Metadata): Option[String] => FileStats = {
+    val mapping = ColumnMapping.of(metadata)
+    val loose = TypeChanges.all(metadata.schema).filterNot(c => TypeChanges.statsExact(c.from, c.to))
+      .map(_.path.split('.').toSeq).toSet
+    stats => parse(stats, mapping, loose)
+  }
 
   /** A bound as an internal value. Millisecond timestamps widen a max by the lost microseconds. */
   private def value(n: JsonNode, dt: DataType, isMax: Boolean): Option[Any] = try {

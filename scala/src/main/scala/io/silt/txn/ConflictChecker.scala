@@ -71,14 +71,14 @@ final class ConflictChecker(
       s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
   }
 
-  private lazy val mapping = ColumnMapping.of(readSnapshot.metadata)
+  private lazy val parseStats = FileStats.parserFor(readSnapshot.metadata)
 
   /** Each read condition, with whether a file may hold rows matching it (from its partition values and statistics). */
   private lazy val rowMatchers: Seq[(Expression, AddFile => Boolean)] = readSet.predicates.map { condition =>
     val (onPartitions, onData) = splitConjunctivePredicates(condition)
       .partition(_.references.forall(a => partitionColumns.contains(a.name.toLowerCase)))
     val inPartitions = PartitionPredicates.matcher(onPartitions, readSnapshot.metadata.partitionSchema, timeZone)
-    condition -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, FileStats.parse(file.stats, mapping)))
+    condition -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, parseStats(file.stats)))
   }
 
   /** A condition as SQL, its columns without the table's name. */

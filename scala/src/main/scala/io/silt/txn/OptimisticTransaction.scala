@@ -3,7 +3,7 @@ package io.silt.txn
 import java.util.UUID
 
 import io.silt.config.{SiltSettings, SiltVersion}
-import io.silt.errors.{ConcurrentModificationException, InvalidTableOperationException, ManifestWithDeletionVectorsException}
+import io.silt.errors.{ConcurrentModificationException, ManifestWithDeletionVectorsException}
 import io.silt.actions._
 import io.silt.features._
 import io.silt.log._
@@ -101,7 +101,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   def commit(operationActions: Seq[Action], op: Operation): Long = {
     require(!committed, "a transaction commits once")
     val actions = operationActions ++ appTransaction
-    checkAppendOnly(actions)
+    val pending = PendingCommit(log.tablePath.toString, readSnapshot.map(_.metadata), metadata, protocol, actions,
+      () => readSnapshot.map(_.files).getOrElse(IndexedSeq.empty))
+    TableFeatures.all.foreach(_.checkCommit(pending))
     checkManifestCompatible(actions)
     val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
     val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet
@@ -149,14 +151,6 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       attempt += 1
     }
     throw new IllegalStateException("unreachable")
-  }
-
-  private def checkAppendOnly(actions: Seq[Action]): Unit = {
-    val appendOnly = readSnapshot.exists(s => TableProperties(s.metadata.configuration).appendOnly)
-    if (appendOnly && actions.exists { case r: RemoveFile => r.dataChange; case _ => false }) {
-      throw new InvalidTableOperationException(s"table ${log.tablePath} is append-only " +
-        "(delta.appendOnly = true): this operation would delete or overwrite data")
-    }
   }
 
   /**

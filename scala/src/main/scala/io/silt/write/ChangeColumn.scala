@@ -9,8 +9,9 @@ import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
  * ALTER TABLE … ALTER COLUMN on one column: its comment, DROP NOT NULL and its position (FIRST /
- * AFTER). One commit, which Delta records as CHANGE COLUMN. As in Delta Lake, a nullable column
- * cannot become NOT NULL and a column's type cannot change (no type widening).
+ * AFTER), its type (a widening, on a table with `delta.enableTypeWidening`). One commit, which Delta
+ * records as CHANGE COLUMN; no file is rewritten. As in Delta Lake, a nullable column cannot become
+ * NOT NULL.
  */
 object ChangeColumn {
   def run(spark: SparkSession, tablePath: Path, changes: Seq[TableChange.ColumnChange]): StructType = {
@@ -34,8 +35,7 @@ object ChangeColumn {
         case c: TableChange.UpdateColumnNullability => field = field.copy(nullable = c.nullable)
         case c: TableChange.UpdateColumnPosition => position = Some(c.position)
         case c: TableChange.UpdateColumnType if c.newDataType == field.dataType =>
-        case c: TableChange.UpdateColumnType =>
-          refuse(s"its type cannot change from ${field.dataType.simpleString} to ${c.newDataType.simpleString}")
+        case c: TableChange.UpdateColumnType => field = TypeWidening.widen(current, field, c.newDataType, refuse)
         case other => refuse(s"${other.getClass.getSimpleName} is not supported")
       }
       changed = Some(field)

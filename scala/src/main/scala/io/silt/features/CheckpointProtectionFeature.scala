@@ -1,0 +1,11 @@
+package io.silt.features
+
+import io.silt.features.FeatureKind.Writer
+import io.silt.features.FeatureSupport.ReadWrite
+
+/**
+ * Checkpoint protection (left by DROP FEATURE): the commits and checkpoints before
+ * `delta.requireCheckpointProtectionBeforeVersion` stay; Silt's log cleanup then deletes nothing
+ * that old (`checkpoint.LogCleanup`).
+ */
+object CheckpointProtectionFeature extends Feature("checkpointProtection", Writer, ReadWrite)

@@ -1,0 +1,10 @@
+package io.silt.features
+
+import io.silt.features.FeatureKind.ReaderWriter
+import io.silt.features.FeatureSupport.ReadWrite
+
+/** Column mapping (`delta.columnMapping.mode` name or id): logical names over physical ones ([[ColumnMapping]]). */
+object ColumnMappingFeature extends Feature("columnMapping", ReaderWriter, ReadWrite) {
+  override def legacyVersions: Option[(Int, Int)] = Some((2, 5))
+  override def neededBy(t: TableShape): Boolean = t.properties.columnMappingMode != ColumnMappingMode.None
+}

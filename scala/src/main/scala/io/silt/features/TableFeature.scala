@@ -1,0 +1,82 @@
+package io.silt.features
+
+import io.silt.actions.{Action, AddFile, Metadata, Protocol}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
+
+/** Who must understand a table feature: writers only, or readers as well. */
+sealed abstract class FeatureKind(val name: String)
+object FeatureKind {
+  case object Writer extends FeatureKind("writer")
+  case object ReaderWriter extends FeatureKind("reader-writer")
+}
+
+/** What Silt does with a table whose protocol declares a feature. */
+sealed abstract class FeatureSupport(val reads: Boolean, val writes: Boolean)
+object FeatureSupport {
+  /** Read and written with the feature's rules. */
+  case object ReadWrite extends FeatureSupport(true, true)
+  /** Read (a writer-only feature, or one whose read side Silt implements); every write refused. */
+  final case class ReadOnly(why: String) extends FeatureSupport(true, false)
+  /** Refused for write, and for read too when readers must understand it. */
+  final case class Refused(why: String) extends FeatureSupport(false, false)
+}
+
+/** What a table's metadata asks of its protocol: its schema, its properties, whether it is clustered. */
+final case class TableShape(schema: StructType, properties: TableProperties, clustered: Boolean) {
+  /** Whether some field (at any depth) carries metadata `key`. */
+  def anyFieldMetadata(key: String): Boolean = TableShape.anyField(schema, _.metadata.contains(key))
+  /** Whether some column or nested field has a type matching `p`. */
+  def containsType(p: DataType => Boolean): Boolean = TableShape.containsType(schema, p)
+}
+
+object TableShape {
+  def of(m: Metadata, clustered: Boolean = false): TableShape =
+    TableShape(m.schema, TableProperties(m.configuration), clustered)
+
+  def anyField(dt: DataType, p: org.apache.spark.sql.types.StructField => Boolean): Boolean = dt match {
+    case s: StructType => s.fields.exists(f => p(f) || anyField(f.dataType, p))
+    case a: ArrayType => anyField(a.elementType, p)
+    case m: MapType => anyField(m.keyType, p) || anyField(m.valueType, p)
+    case _ => false
+  }
+
+  def containsType(dt: DataType, p: DataType => Boolean): Boolean = dt match {
+    case s: StructType => s.fields.exists(f => containsType(f.dataType, p))
+    case a: ArrayType => containsType(a.elementType, p)
+    case m: MapType => containsType(m.keyType, p) || containsType(m.valueType, p)
+    case other => p(other)
+  }
+}
+
+/**
+ * A commit about to be written, as a feature's checks see it: the metadata and protocol it
+ * leaves, the previous ones (None: a new table), its actions, and the live files it read.
+ */
+final case class PendingCommit(tablePath: String, previous: Option[Metadata], metadata: Metadata, protocol: Protocol,
+    actions: Seq[Action], liveFiles: () => Seq[AddFile]) {
+  def properties: TableProperties = TableProperties(metadata.configuration)
+}
+
+/**
+ * One Delta table feature: its name and kind, what Silt does with it, the legacy protocol
+ * versions that imply it, the features it needs, when a table needs it, and the rules it adds
+ * to a commit. [[TableFeatures.all]] lists them; the protocol, the transaction and the readers
+ * consult that list rather than naming features themselves.
+ */
+trait TableFeature {
+  def name: String
+  def kind: FeatureKind
+  def support: FeatureSupport
+  /** The legacy (reader, writer) versions that imply it; None: only a protocol's feature lists name it. */
+  def legacyVersions: Option[(Int, Int)] = None
+  /** The features a protocol with this one must also have. */
+  def requires: Seq[String] = Nil
+  /** Whether a table of this shape needs the feature (a property enabling it, a column using it). */
+  def neededBy(t: TableShape): Boolean = false
+  /** Refuses to read a table whose metadata uses this feature in a way Silt cannot read; called when the protocol has it. */
+  def checkRead(tablePath: String, m: Metadata): Unit = ()
+  /** Refuses, before anything is written, a commit that breaks this feature's rules; called on every commit. */
+  def checkCommit(c: PendingCommit): Unit = ()
+
+  final def isReaderWriter: Boolean = kind == FeatureKind.ReaderWriter
+}

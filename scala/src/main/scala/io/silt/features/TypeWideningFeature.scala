@@ -1,0 +1,23 @@
+package io.silt.features
+
+import io.silt.actions.Metadata
+import io.silt.errors.UnsupportedTableFeatureException
+import io.silt.features.FeatureKind.ReaderWriter
+import io.silt.features.FeatureSupport.ReadWrite
+
+/**
+ * Type widening (`delta.enableTypeWidening`): files may hold narrower types than the schema, each
+ * change recorded in `delta.typeChanges` ([[TypeChanges]]). `preview`: the name Delta 3.x wrote.
+ */
+final class TypeWideningFeature(preview: Boolean)
+    extends Feature(if (preview) "typeWidening-preview" else "typeWidening", ReaderWriter, ReadWrite) {
+  override def neededBy(t: TableShape): Boolean = !preview && t.properties.typeWidening
+
+  // A reader must know every change it is asked to apply to old files.
+  override def checkRead(tablePath: String, m: Metadata): Unit =
+    TypeChanges.all(m.schema).find(c => !TypeChanges.isWidening(c.from, c.to)).foreach { c =>
+      throw new UnsupportedTableFeatureException(tablePath, Seq(s"type change ${c.from.sql} -> ${c.to.sql} of ${c.path}"),
+        "Silt reads the widenings Delta allows (integers to wider integers, decimal or double; float to double; " +
+          "date to timestamp_ntz; decimals to wider decimals)")
+    }
+}

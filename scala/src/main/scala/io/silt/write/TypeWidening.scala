@@ -1,0 +1,30 @@
+package io.silt.write
+
+import io.silt.actions.Metadata
+import io.silt.features.{TableProperties, TypeChanges}
+import org.apache.spark.sql.types.{DataType, MetadataBuilder, StructField}
+
+/** A column's type widened in the schema alone: old files keep their type, readers widen their values. */
+object TypeWidening {
+  /**
+   * `field` with type `to` and the change recorded in its `delta.typeChanges`; `refuse` names
+   * what stops it (the table property off, or a change that is not a widening Delta allows).
+   */
+  def widen(table: Metadata, field: StructField, to: DataType, refuse: String => Nothing): StructField = {
+    val from = field.dataType
+    def change = s"its type cannot change from ${from.sql} to ${to.sql}"
+    if (!TypeChanges.isWidening(from, to)) {
+      refuse(s"$change: Delta widens integers to wider integers, decimals or double, float to double, date to " +
+        "timestamp_ntz and decimals to wider decimals (precision and scale growing, the integer digits too)")
+    }
+    if (!TableProperties(table.configuration).typeWidening) {
+      refuse(s"$change unless type widening is on: ALTER TABLE … SET TBLPROPERTIES " +
+        s"('${TableProperties.EnableTypeWidening}' = 'true') first")
+    }
+    val history = if (field.metadata.contains(TypeChanges.Key)) field.metadata.getMetadataArray(TypeChanges.Key).toSeq else Nil
+    val entry = new MetadataBuilder().putString("toType", to.typeName).putString("fromType", from.typeName).build()
+    val metadata = new MetadataBuilder().withMetadata(field.metadata)
+      .putMetadataArray(TypeChanges.Key, (history :+ entry).toArray).build()
+    field.copy(dataType = to, metadata = metadata)
+  }
+}
