@@ -1,0 +1,243 @@
+"""Delta's table features as one registry: the README's table is the engine's list; VARIANT columns
+declared in the protocol and written from SQL and DataFrames; tables the reference Delta Lake widened
+(ALTER COLUMN … TYPE) read, filtered and continued; Silt's own widening; features Silt does not
+implement refused by name, for write or for read as the protocol says."""
+import json
+import re
+import shutil
+from decimal import Decimal
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+import silt
+from test_writes import raises_silt
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reference"
+
+
+def log_lines(path, version):
+    with open(Path(path) / "_delta_log" / f"{version:020d}.json") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def protocol_of(path):
+    protocols = [a["protocol"] for v in sorted(Path(path, "_delta_log").glob("*.json"))
+                 for a in log_lines(path, int(v.stem)) if "protocol" in a]
+    return protocols[-1]
+
+
+def append_commit(path, actions):
+    """Writes the next commit by hand (a table as another writer left it)."""
+    n = len(list(Path(path, "_delta_log").glob("*.json")))
+    with open(Path(path) / "_delta_log" / f"{n:020d}.json", "w") as f:
+        f.write("\n".join(json.dumps(a) for a in actions) + "\n")
+
+
+def fixture(name, tmp_path):
+    dst = tmp_path / name
+    shutil.copytree(FIXTURES / name, dst)
+    return str(dst)
+
+
+# ---------------------------------------------------------------- the registry and the README
+
+def registry(spark):
+    fs = spark._jvm.io.silt.features.TableFeatures.all()
+    out = {}
+    for i in range(fs.size()):
+        f = fs.apply(i)
+        s = f.support()
+        kind = "reader and writer" if f.isReaderWriter() else "writer"
+        status = "read, write" if s.writes() else ("read" if s.reads() else "refused")
+        out[f.name()] = (kind, status)
+    return out
+
+
+def readme_features():
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Table features", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([\w-]+)` \| ([^|]+) \| ([^|]+) \|", section, re.M)
+    return {name: (kind.strip(), status.strip()) for name, kind, status in rows}
+
+
+def test_readme_lists_every_delta_feature_as_the_engine_treats_it(spark):
+    engine = registry(spark)
+    assert len(engine) >= 32  # every feature of Delta 4.4
+    assert readme_features() == engine
+
+
+# ---------------------------------------------------------------- VARIANT
+
+def test_variant_columns_are_declared_and_written_from_sql_and_dataframes(spark, tmp_path):
+    p = str(tmp_path / "v")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, j VARIANT) USING silt")
+    proto = protocol_of(p)
+    assert (proto["minReaderVersion"], proto["minWriterVersion"]) == (3, 7)
+    assert "variantType" in proto["readerFeatures"] and "variantType" in proto["writerFeatures"]
+    spark.sql(f"INSERT INTO silt.`{p}` SELECT 1, parse_json('{{\"a\": 1}}') UNION ALL SELECT 2, NULL")
+    spark.range(3, 5).selectExpr("CAST(id AS INT) id", "parse_json('[1, 2]') j").write.format("silt") \
+        .mode("append").save(p)
+    got = spark.read.format("silt").load(p).selectExpr("id", "to_json(j)", "variant_get(j, '$.a', 'int')")
+    assert sorted(tuple(r) for r in got.collect()) == [(1, '{"a":1}', 1), (2, None, None), (3, "[1,2]", None),
+                                                        (4, "[1,2]", None)]
+    # a null count for the variant, never min/max (Delta's rule: variants have no order)
+    stats = [json.loads(a["add"]["stats"]) for v in (1, 2) for a in log_lines(p, v) if "add" in a]
+    assert all("j" not in s["minValues"] and "j" not in s["maxValues"] and "j" in s["nullCount"] for s in stats)
+
+
+def test_a_variant_column_added_later_upgrades_the_protocol(spark, tmp_path):
+    p = str(tmp_path / "later")
+    spark.range(2).write.format("silt").save(p)
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 2}
+    spark.sql(f"ALTER TABLE silt.`{p}` ADD COLUMN j VARIANT")
+    assert "variantType" in protocol_of(p)["readerFeatures"]
+    q = str(tmp_path / "evolved")
+    spark.range(2).write.format("silt").save(q)
+    spark.range(2).selectExpr("id", "parse_json('true') j").write.format("silt").mode("append") \
+        .option("mergeSchema", "true").save(q)
+    assert "variantType" in protocol_of(q)["readerFeatures"]
+    assert spark.read.format("silt").load(q).where("j IS NOT NULL").count() == 2
+
+
+def test_reads_and_continues_the_reference_engines_variant_table(spark, tmp_path):
+    p = fixture("variant", tmp_path)
+    spark.sql(f"INSERT INTO silt.`{p}` SELECT 4, parse_json('\"s\"')")
+    got = spark.read.format("silt").load(p).selectExpr("id", "to_json(j)").orderBy("id").collect()
+    assert [tuple(r) for r in got] == [(1, '{"a":1,"b":[true,null]}'), (2, '[1,2.5,"x"]'), (3, None), (4, '"s"')]
+
+
+# ---------------------------------------------------------------- type widening
+
+WIDENED_ROWS = [
+    (1, 100, 0.10000000149011612, datetime(2024, 1, 5),
+     Decimal("12.3400"), 7, [1, 2], Decimal("1.00")),
+    (300, 5000000000, 0.2, datetime(2024, 2, 1, 10), Decimal("123456.7891"), 9000000000, [3000000000],
+     Decimal("5.00")),
+]
+
+
+def widened_rows(df):
+    return sorted((r.b, r.i, r.f, r.d, r.dec, r.s.x, list(r.a), r.k) for r in df.collect())
+
+
+@pytest.mark.parametrize("vectorized", ["true", "false"])
+def test_reads_a_table_the_reference_engine_widened(spark, tmp_path, vectorized):
+    p = fixture("type_widening", tmp_path)
+    spark.conf.set("spark.sql.parquet.enableVectorizedReader", vectorized)
+    try:
+        df = spark.read.format("silt").load(p)
+        assert [f.dataType.simpleString() for f in df.schema.fields] == [
+            "int", "bigint", "double", "timestamp_ntz", "decimal(10,4)", "struct<x:bigint>", "array<bigint>",
+            "decimal(12,2)"]
+        assert widened_rows(df) == WIDENED_ROWS
+    finally:
+        spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
+
+
+def test_filters_on_widened_columns_keep_every_matching_row(spark, tmp_path):
+    """The float 0.1 read as a double is 0.10000000149…, above its file's max statistic "0.1": min/max
+    written before a float -> double widening are not used (the reference engine loses that row)."""
+    p = fixture("type_widening", tmp_path)
+    df = spark.read.format("silt").load(p)
+    assert df.where("f > 0.1").count() == 2
+    assert df.where("f = CAST(CAST(0.1 AS FLOAT) AS DOUBLE)").count() == 1
+    assert df.where("i > 50").count() == 2 and df.where("i > 100").count() == 1
+    assert df.where("d >= TIMESTAMP_NTZ'2024-01-05 00:00:00'").count() == 2
+    assert df.where("d > TIMESTAMP_NTZ'2024-01-05 00:00:00'").count() == 1
+    assert df.where("k = 1").count() == 1 and df.where("dec < 13").count() == 1
+
+
+def test_continues_writing_a_widened_table_keeping_its_type_history(spark, tmp_path):
+    p = fixture("type_widening", tmp_path)
+    before = json.loads([a for a in log_lines(p, 9) if "metaData" in a][0]["metaData"]["schemaString"])
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (7, 7, 0.7, TIMESTAMP_NTZ'2024-03-01 10:00:00', 7.7, "
+              "named_struct('x', 7), array(7), 7)")
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE b = 1")
+    assert sorted(r.b for r in spark.read.format("silt").load(p).collect()) == [7, 300]
+    after = json.loads(spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, p).latest().metadata()
+                       .schemaString())
+    assert after == before  # delta.typeChanges kept on every field
+
+
+def test_alter_column_type_widens_without_rewriting_files(spark, tmp_path):
+    p = str(tmp_path / "w")
+    spark.sql(f"CREATE TABLE silt.`{p}` (i INT, f FLOAT, s STRUCT<x: SMALLINT>) USING silt")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 0.5, named_struct('x', 2S))")
+    msg = raises_silt(silt.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN i TYPE BIGINT"))
+    assert "delta.enableTypeWidening" in msg
+    spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES (delta.enableTypeWidening = true)")
+    proto = protocol_of(p)
+    assert "typeWidening" in proto["readerFeatures"] and "typeWidening" in proto["writerFeatures"]
+    files_before = {a["add"]["path"] for a in log_lines(p, 1) if "add" in a}
+    for col, typ in [("i", "BIGINT"), ("f", "DOUBLE"), ("s.x", "INT")]:
+        spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN {col} TYPE {typ}")
+    schema = spark.read.format("silt").load(p).schema
+    assert [f.dataType.simpleString() for f in schema.fields] == ["bigint", "double", "struct<x:int>"]
+    assert schema["i"].metadata["delta.typeChanges"] == [{"toType": "long", "fromType": "integer"}]
+    assert schema["s"].dataType["x"].metadata["delta.typeChanges"] == [{"toType": "integer", "fromType": "short"}]
+    live = spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, p).latest().files()
+    assert {live.apply(i).path() for i in range(live.size())} == files_before
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (5000000000, 0.25, named_struct('x', 100000))")
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).selectExpr("i", "f", "s.x").collect()) == [
+        (1, 0.5, 2), (5000000000, 0.25, 100000)]
+    version = len(list(Path(p, "_delta_log").glob("*.json")))
+    msg = raises_silt(silt.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN i TYPE DOUBLE"))
+    assert "cannot change from BIGINT to DOUBLE" in msg  # Spark allows it; Delta does not (precision lost)
+    assert len(list(Path(p, "_delta_log").glob("*.json"))) == version  # nothing committed
+
+
+# ---------------------------------------------------------------- refused by name
+
+def test_features_silt_does_not_write_are_refused_naming_the_feature_and_why(spark, tmp_path):
+    p = str(tmp_path / "rt")
+    spark.range(3).write.format("silt").save(p)
+    append_commit(p, [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                                    "writerFeatures": ["rowTracking", "domainMetadata", "appendOnly", "invariants"]}}])
+    assert spark.read.format("silt").load(p).count() == 3  # a writer-only feature: reads go on
+    msg = raises_silt(silt.UnsupportedTableFeatureException,
+                      lambda: spark.range(1).write.format("silt").mode("append").save(p))
+    assert "rowTracking" in msg and "row ids" in msg
+    for name in ["rowTracking", "variantShredding", "icebergCompatV2", "catalogManaged"]:
+        q = str(tmp_path / f"new_{name}")
+        msg = raises_silt(silt.UnsupportedTableFeatureException, lambda: spark.sql(
+            f"CREATE TABLE silt.`{q}` (id INT) USING silt TBLPROPERTIES ('delta.feature.{name}' = 'supported')"))
+        assert name in msg
+        assert not Path(q, "_delta_log").exists()
+
+
+@pytest.mark.parametrize("feature", ["catalogManaged", "variantShredding", "geospatial", "someFutureFeature"])
+def test_reader_features_silt_does_not_read_are_refused_on_read(spark, tmp_path, feature):
+    p = str(tmp_path / "t")
+    spark.range(3).write.format("silt").save(p)
+    append_commit(p, [{"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": [feature],
+                                    "writerFeatures": [feature]}}])
+    msg = raises_silt(silt.UnsupportedTableFeatureException, lambda: spark.read.format("silt").load(p).count())
+    assert feature in msg
+    msg = raises_silt(silt.UnsupportedTableFeatureException,
+                      lambda: spark.range(1).write.format("silt").mode("append").save(p))
+    assert feature in msg and len(list(Path(p, "_delta_log").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("protected", [True, False])
+def test_checkpoint_protection_keeps_the_protected_history(spark, tmp_path, protected):
+    """A table left with checkpointProtection (by another engine's DROP FEATURE) is written, and
+    metadata cleanup deletes nothing before the protected version (without it, cleanup does)."""
+    p = str(tmp_path / "cp")
+    spark.range(1).write.format("silt").save(p)
+    meta = [a for a in log_lines(p, 0) if "metaData" in a][0]["metaData"]
+    meta["configuration"] = {"delta.logRetentionDuration": "interval 0 seconds", "delta.checkpointInterval": "2"}
+    features = ["appendOnly", "invariants"]
+    if protected:
+        meta["configuration"]["delta.requireCheckpointProtectionBeforeVersion"] = "3"
+        features.append("checkpointProtection")
+    append_commit(p, [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": features}},
+                      {"metaData": meta}])
+    for _ in range(5):
+        spark.range(1).write.format("silt").mode("append").save(p)
+    assert Path(p, "_delta_log", f"{0:020d}.json").exists() == protected
+    assert spark.read.format("silt").load(p).count() == 6
