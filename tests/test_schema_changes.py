@@ -90,7 +90,7 @@ def test_alter_column_comment_nullability_and_position(spark, tmp_path):
     assert changes[0]["position"] == "AFTER w" and json.loads(changes[0]["column"])["metadata"] == {"comment": "hello"}
     assert json.loads(changes[3]["column"]) == {"name": "id", "type": "long", "nullable": True, "metadata": {}}
     # what needs more than Silt has is refused by name
-    for ddl, message in [("ALTER COLUMN w TYPE BIGINT", "its type cannot change from int to bigint"),
+    for ddl, message in [("ALTER COLUMN w TYPE BIGINT", "from INT to BIGINT unless type widening is on.*delta.enableTypeWidening"),
                          ("RENAME COLUMN w TO w2", "RENAME COLUMN w needs column mapping.*'delta.columnMapping.mode' = 'name'"),
                          ("DROP COLUMN w", "DROP COLUMN needs column mapping")]:
         with pytest.raises(Exception, match=message):
