@@ -15,6 +15,7 @@ Operations:
   write_dataset  {"path"}  writes tests/interop/dataset.py's three commits with format("delta")
   history        {"path"}  -> {"versions": [...], "operations": [...]} from DESCRIBE HISTORY
   sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
+  query          {"sql"}  -> {"rows": [[...], ...]}: the query's rows, each value as str() (None stays null)
   write          {"path", "query", "mode"?, "options"?: {}, "partitionBy"?: [...]}  writes the rows of a
                  SQL query with df.write.format("delta") (e.g. dynamic overwrite, txnAppId, dataChange)
   changes        {"path", "start": int, "end"?: int, "columns": [...]}  -> {"rows": [[...], ...]}: the change
@@ -115,6 +116,10 @@ def op_sql(spark, canon, op):
     return {}
 
 
+def op_query(spark, canon, op):
+    return {"rows": [[None if v is None else str(v) for v in r] for r in spark.sql(op["sql"]).collect()]}
+
+
 def op_write(spark, canon, op):
     w = spark.sql(op["query"]).write.format("delta").mode(op.get("mode", "append"))
     for k, v in op.get("options", {}).items():
@@ -152,7 +157,7 @@ def op_upsert_race(spark, canon, op):
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "write": op_write}
+OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
 
 
 def call(ops, canon_path, timeout_s, env=None):

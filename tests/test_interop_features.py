@@ -1,0 +1,60 @@
+"""Table features both ways with the reference Delta Lake: Silt's VARIANT and widened tables read by
+the reference with the rows Silt reads, and continued by it; the reference's own tables read and
+continued by Silt, then read back by the reference."""
+import pytest
+
+from test_interop import run_reference
+
+pytestmark = pytest.mark.full  # second tier: make test-full
+
+VARIANT_ROWS = "SELECT id, to_json(j) FROM {t} ORDER BY id"
+WIDE_ROWS = "SELECT b, i, f, d, dec, s.x, k FROM {t} ORDER BY b"
+
+
+def silt_rows(spark, sql, path):
+    return [[None if v is None else str(v) for v in r] for r in spark.sql(sql.format(t=f"silt.`{path}`")).collect()]
+
+
+def test_variant_and_widened_tables_round_trip(spark, tmp_path):
+    sv, sw = str(tmp_path / "silt_variant"), str(tmp_path / "silt_wide")
+    rv, rw = str(tmp_path / "ref_variant"), str(tmp_path / "ref_wide")
+    # Silt writes its two tables
+    spark.sql(f"CREATE TABLE silt.`{sv}` (id INT, j VARIANT) USING silt")
+    spark.sql(f"INSERT INTO silt.`{sv}` SELECT 1, parse_json('{{\"a\": [1, null]}}') UNION ALL SELECT 2, NULL")
+    spark.sql(f"CREATE TABLE silt.`{sw}` (b TINYINT, i INT, f FLOAT, d DATE, dec DECIMAL(6,2), s STRUCT<x: SMALLINT>, "
+              "k INT) USING silt TBLPROPERTIES (delta.enableTypeWidening = true)")
+    spark.sql(f"INSERT INTO silt.`{sw}` VALUES (1, 100, 0.1, DATE'2024-01-05', 12.34, named_struct('x', 7S), 1)")
+    for c, typ in [("b", "INT"), ("i", "BIGINT"), ("f", "DOUBLE"), ("d", "TIMESTAMP_NTZ"), ("dec", "DECIMAL(10,4)"),
+                   ("s.x", "BIGINT"), ("k", "DECIMAL(12,2)")]:
+        spark.sql(f"ALTER TABLE silt.`{sw}` ALTER COLUMN {c} TYPE {typ}")
+    spark.sql(f"INSERT INTO silt.`{sw}` VALUES (300, 5000000000, 0.2, TIMESTAMP_NTZ'2024-02-01 10:00:00', "
+              "123456.7891, named_struct('x', 9000000000), 5)")
+    silt_before = silt_rows(spark, VARIANT_ROWS, sv), silt_rows(spark, WIDE_ROWS, sw)
+
+    # the reference reads them, continues them, and writes its own
+    q = lambda sql, p: {"op": "query", "sql": sql.format(t=f"delta.`{p}`")}
+    results = run_reference([
+        q(VARIANT_ROWS, sv), q(WIDE_ROWS, sw),
+        {"op": "sql", "statements": [
+            f"INSERT INTO delta.`{sv}` SELECT 3, parse_json('\"r\"')",
+            f"INSERT INTO delta.`{sw}` VALUES (2, 2, 0.5, TIMESTAMP_NTZ'2024-03-01 00:00:00', 1.5, named_struct('x', 2), 2)",
+            f"CREATE TABLE delta.`{rv}` (id INT, j VARIANT) USING delta",
+            f"INSERT INTO delta.`{rv}` SELECT 1, parse_json('{{\"k\": {{\"n\": 1}}}}')",
+            f"CREATE TABLE delta.`{rw}` (i INT, f FLOAT) USING delta TBLPROPERTIES (delta.enableTypeWidening = true)",
+            f"INSERT INTO delta.`{rw}` VALUES (1, 0.1)",
+            f"ALTER TABLE delta.`{rw}` ALTER COLUMN i TYPE BIGINT",
+            f"ALTER TABLE delta.`{rw}` ALTER COLUMN f TYPE DOUBLE"]},
+    ])
+    assert all(r.get("ok", True) for r in results), results
+    assert (results[0]["rows"], results[1]["rows"]) == silt_before
+
+    # Silt reads what the reference added and continues the reference's tables
+    assert silt_rows(spark, VARIANT_ROWS, sv)[-1] == ["3", '"r"']
+    assert silt_rows(spark, "SELECT b, i FROM {t} ORDER BY b", sw) == [["1", "100"], ["2", "2"], ["300", "5000000000"]]
+    spark.sql(f"INSERT INTO silt.`{rv}` SELECT 2, parse_json('[true]')")
+    spark.sql(f"INSERT INTO silt.`{rw}` VALUES (6000000000, 0.75)")
+    spark.sql(f"ALTER TABLE silt.`{rw}` ALTER COLUMN i TYPE DECIMAL(22,2)")
+    final = run_reference([q(VARIANT_ROWS, rv), q("SELECT i, f FROM {t} ORDER BY i", rw)])
+    assert final[0]["rows"] == [["1", '{"k":{"n":1}}'], ["2", "[true]"]] == silt_rows(spark, VARIANT_ROWS, rv)
+    assert final[1]["rows"] == [["1.00", "0.10000000149011612"], ["6000000000.00", "0.75"]] == \
+        silt_rows(spark, "SELECT i, f FROM {t} ORDER BY i", rw)
