@@ -58,3 +58,37 @@ def test_variant_and_widened_tables_round_trip(spark, tmp_path):
     assert final[0]["rows"] == [["1", '{"k":{"n":1}}'], ["2", "[true]"]] == silt_rows(spark, VARIANT_ROWS, rv)
     assert final[1]["rows"] == [["1.00", "0.10000000149011612"], ["6000000000.00", "0.75"]] == \
         silt_rows(spark, "SELECT i, f FROM {t} ORDER BY i", rw)
+
+
+def first_actions(path):
+    import json
+    from pathlib import Path
+    out = []
+    for f in sorted(Path(path, "_delta_log").glob("*.json")):
+        out.append(json.loads(f.read_text().splitlines()[0]).get("commitInfo", {}))
+    return out
+
+
+def test_in_commit_timestamps_round_trip(spark, tmp_path):
+    """The reference turns them on for its table; Silt continues it, stamping after the reference's
+    commits; the reference time travels by Silt's stamps and Silt by the reference's."""
+    from datetime import datetime
+    p = str(tmp_path / "ict")
+    run_reference([{"op": "sql", "statements": [
+        f"CREATE TABLE delta.`{p}` (id INT) USING delta",
+        f"INSERT INTO delta.`{p}` VALUES (1)",
+        f"ALTER TABLE delta.`{p}` SET TBLPROPERTIES (delta.enableInCommitTimestamps = true)",
+        f"INSERT INTO delta.`{p}` VALUES (2)"]}])
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (3)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (4)")
+    ict = [i.get("inCommitTimestamp") for i in first_actions(p)]
+    assert ict[:2] == [None, None] and all(a < b for a, b in zip(ict[2:], ict[3:]))
+    text = lambda ms: datetime.utcfromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    counts = run_reference([{"op": "query", "sql": f"SELECT count(*) FROM delta.`{p}` TIMESTAMP AS OF '{text(ict[v])}'"}
+                            for v in (2, 3, 4, 5)])
+    assert all("rows" in c for c in counts), counts
+    assert [int(c["rows"][0][0]) for c in counts] == [1, 2, 3, 4]
+    assert [spark.read.format("silt").option("timestampAsOf", text(ict[v])).load(p).count() for v in (2, 3, 4, 5)] \
+        == [1, 2, 3, 4]
+    history = run_reference([{"op": "history", "path": p}])[0]
+    assert history["versions"] == list(range(6)) and history["timestamps"][2:] == ict[2:]

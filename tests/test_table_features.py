@@ -241,3 +241,79 @@ def test_checkpoint_protection_keeps_the_protected_history(spark, tmp_path, prot
         spark.range(1).write.format("silt").mode("append").save(p)
     assert Path(p, "_delta_log", f"{0:020d}.json").exists() == protected
     assert spark.read.format("silt").load(p).count() == 6
+
+
+# ---------------------------------------------------------------- in-commit timestamps
+
+def commit_infos(path):
+    """Each commit's first action (which must be its commitInfo), oldest first."""
+    return [log_lines(path, int(v.stem))[0].get("commitInfo") for v in sorted(Path(path, "_delta_log").glob("*.json"))]
+
+
+def as_text(ms):
+    """Epoch milliseconds as a timestamp string in the tests' session time zone (UTC)."""
+    return datetime.utcfromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def set_file_times(path, versions, ms):
+    """Gives commit files another modification time, so that a reader of file times would be wrong."""
+    import os
+    for v in versions:
+        os.utime(Path(path) / "_delta_log" / f"{v:020d}.json", (ms / 1000, ms / 1000))
+
+
+@pytest.fixture
+def clock(spark):
+    """Moves this JVM's commit clock (as a machine whose clock was set back would); restored after."""
+    c = spark._jvm.io.silt.txn.CommitClock
+    yield c
+    c.setOffsetForTests(0)
+
+
+def test_in_commit_timestamps_increase_even_when_the_clock_goes_back(spark, tmp_path, clock):
+    p = str(tmp_path / "ict")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["inCommitTimestamp"]}
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    clock.setOffsetForTests(-86_400_000)  # a day behind
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (3)")
+    clock.setOffsetForTests(0)
+    infos = commit_infos(p)
+    ict = [i["inCommitTimestamp"] for i in infos]
+    assert all(a < b for a, b in zip(ict, ict[1:])) and ict[2] == ict[1] + 1 and ict[3] == ict[2] + 1
+    assert [i["timestamp"] for i in infos] == ict  # as Delta writes it
+    assert "delta.inCommitTimestampEnablementVersion" not in spark.sql(f"SHOW TBLPROPERTIES silt.`{p}`") \
+        .toPandas()["key"].tolist()  # on since version 0: nothing to record
+    # readers use them, not the files' times
+    set_file_times(p, range(4), 946_684_800_000)  # 2000-01-01
+    history = spark.sql(f"DESCRIBE HISTORY silt.`{p}`").select("version", "timestamp").collect()
+    assert {r.version: round((r.timestamp - datetime(1970, 1, 1)).total_seconds() * 1000) for r in history} == \
+        dict(enumerate(ict))
+    for v in range(4):
+        got = spark.read.format("silt").option("timestampAsOf", as_text(ict[v])).load(p)
+        assert got.count() == v
+
+
+def test_turning_in_commit_timestamps_on_records_where_they_begin(spark, tmp_path):
+    p = str(tmp_path / "later")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableChangeDataFeed = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
+    infos = commit_infos(p)
+    assert "inCommitTimestamp" not in infos[0] and "inCommitTimestamp" not in infos[1]
+    props = dict(spark.sql(f"SHOW TBLPROPERTIES silt.`{p}`").collect())
+    assert props["delta.inCommitTimestampEnablementVersion"] == "2"
+    assert props["delta.inCommitTimestampEnablementTimestamp"] == str(infos[2]["inCommitTimestamp"])
+    assert "inCommitTimestamp" in protocol_of(p)["writerFeatures"]
+    # commits before it keep their files' times; from it on, the in-commit ones
+    set_file_times(p, [0, 1], 946_684_800_000)
+    set_file_times(p, [2, 3], 978_307_200_000)  # 2001: wrong for commits 2 and 3
+    assert spark.read.format("silt").option("timestampAsOf", "2000-06-01 00:00:00").load(p).count() == 1
+    assert spark.read.format("silt").option("timestampAsOf", as_text(infos[3]["inCommitTimestamp"])).load(p) \
+        .count() == 2
+    feed = spark.read.format("silt").option("readChangeFeed", "true").option("startingVersion", 0).load(p)
+    stamps = {r._commit_version: r._commit_timestamp for r in feed.collect()}
+    assert round((stamps[3] - datetime(1970, 1, 1)).total_seconds() * 1000) == infos[3]["inCommitTimestamp"]
+    assert stamps[1] == datetime(2000, 1, 1, 0, 0, 0, 1000)  # its file time (made one ms after commit 0's)

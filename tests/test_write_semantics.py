@@ -428,8 +428,8 @@ def test_save_as_table_overwrite_of_some_rows_only(spark):
 def test_unimplemented_table_properties_are_refused(spark, tmp_path):
     p = str(tmp_path / "t")
     msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
-        f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.enableTypeWidening' = 'true')"))
-    assert "delta.enableTypeWidening" in msg
+        f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.randomizeFilePrefixes' = 'true')"))
+    assert "delta.randomizeFilePrefixes" in msg
     assert not (Path(p) / "_delta_log").exists()
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('team' = 'data', "
               "'delta.appendOnly' = 'false')")

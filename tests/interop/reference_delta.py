@@ -13,7 +13,7 @@ Operations:
   read           {"path", "version"?: int}  -> {"columns", "num_rows", "rows", "digest"}
                  rows rendered with the conformance corpus' canon.py, in the table's column order
   write_dataset  {"path"}  writes tests/interop/dataset.py's three commits with format("delta")
-  history        {"path"}  -> {"versions": [...], "operations": [...]} from DESCRIBE HISTORY
+  history        {"path"}  -> {"versions", "operations", "timestamps" (epoch ms)}: lists from DESCRIBE HISTORY
   sql            {"statements": [...]}  runs each statement (e.g. to write a table with DVs)
   query          {"sql"}  -> {"rows": [[...], ...]}: the query's rows, each value as str() (None stays null)
   write          {"path", "query", "mode"?, "options"?: {}, "partitionBy"?: [...]}  writes the rows of a
@@ -107,7 +107,8 @@ def op_write_dataset(spark, canon, op):
 
 def op_history(spark, canon, op):
     rows = spark.sql(f"DESCRIBE HISTORY delta.`{op['path']}`").orderBy("version").collect()
-    return {"versions": [r["version"] for r in rows], "operations": [r["operation"] for r in rows]}
+    return {"versions": [r["version"] for r in rows], "operations": [r["operation"] for r in rows],
+            "timestamps": [round(r["timestamp"].timestamp() * 1000) for r in rows]}
 
 
 def op_sql(spark, canon, op):

@@ -1,8 +1,13 @@
 package io.silt.features
 
 import io.silt.features.FeatureKind.Writer
-import io.silt.features.FeatureSupport.ReadOnly
+import io.silt.features.FeatureSupport.ReadWrite
 
-/** In-commit timestamps: each commit's time in its first `commitInfo`. */
-object InCommitTimestampFeature extends Feature("inCommitTimestamp", Writer, ReadOnly(
-    "Silt does not write in-commit timestamps yet, so its commits would break the table's timeline"))
+/**
+ * In-commit timestamps (`delta.enableInCommitTimestamps`): each commit's time in its first
+ * `commitInfo`, strictly increasing (stamped by `txn.OptimisticTransaction`); time travel,
+ * history, the change feed and streams read it (`log.CommitRange`).
+ */
+object InCommitTimestampFeature extends Feature("inCommitTimestamp", Writer, ReadWrite) {
+  override def neededBy(t: TableShape): Boolean = t.properties.inCommitTimestamps
+}

@@ -53,6 +53,10 @@ object TableProperties {
   val EnableChangeDataFeed = "delta.enableChangeDataFeed"
   val SymlinkManifestKey = "delta.compatibility.symlinkFormatManifest.enabled"
   val EnableTypeWidening = "delta.enableTypeWidening"
+  val EnableInCommitTimestamps = "delta.enableInCommitTimestamps"
+  /** Written by the commit that turns in-commit timestamps on for a table with earlier commits. */
+  val InCommitTimestampEnablementVersion = "delta.inCommitTimestampEnablementVersion"
+  val InCommitTimestampEnablementTimestamp = "delta.inCommitTimestampEnablementTimestamp"
   /** Set by DROP FEATURE: the log before this version stays (`checkpointProtection`). */
   val RequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
 
@@ -60,7 +64,7 @@ object TableProperties {
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
     DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
-    EnableTypeWidening)
+    EnableTypeWidening, EnableInCommitTimestamps)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -98,7 +102,8 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, checkpointProtectedBefore, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
+    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, checkpointProtectedBefore, inCommitTimestamps,
+      inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
     if (symlinkManifest && deletionVectorsEnabled) {
       throw new InvalidTableOperationException(s"$SymlinkManifestKey and $EnableDeletionVectors cannot both be true: " +
@@ -113,6 +118,18 @@ final case class TableProperties(configuration: Map[String, String]) {
   def appendOnly: Boolean = flag(AppendOnly, default = false)
   /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
   def typeWidening: Boolean = flag(EnableTypeWidening, default = false)
+  /** Whether each commit carries its time (`inCommitTimestamp`), which readers then use as the commit's time. */
+  def inCommitTimestamps: Boolean = flag(EnableInCommitTimestamps, default = false)
+
+  /** The version and in-commit timestamp of the commit that turned them on; None: on since version 0. */
+  def inCommitTimestampEnablement: Option[(Long, Long)] = for {
+    v <- get(InCommitTimestampEnablementVersion)
+    t <- get(InCommitTimestampEnablementTimestamp)
+  } yield (v.toLongOption.getOrElse(throw new InvalidTableOperationException(
+      s"$InCommitTimestampEnablementVersion must be a version, not '$v'")),
+    t.toLongOption.getOrElse(throw new InvalidTableOperationException(
+      s"$InCommitTimestampEnablementTimestamp must be milliseconds since the epoch, not '$t'")))
+
   /** The version before which log cleanup deletes nothing (0: none). */
   def checkpointProtectedBefore: Long = get(RequireCheckpointProtectionBeforeVersion).map { v =>
     v.toLongOption.filter(_ >= 0).getOrElse(throw new InvalidTableOperationException(

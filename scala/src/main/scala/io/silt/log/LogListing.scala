@@ -76,6 +76,17 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
     try Some(store.fs(path).getFileStatus(path)) catch { case _: java.io.FileNotFoundException => None }
   }
 
+  /** The `inCommitTimestamp` of commit `version` (in its first action, a `commitInfo`), if it has one. */
+  def inCommitTimestamp(version: Long): Option[Long] = {
+    val path = FileNames.commitPath(logPath, version)
+    val first = try store.readLines(path).headOption catch {
+      case e: java.io.FileNotFoundException =>
+        throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
+    }
+    first.flatMap(line => try Option(ActionCodec.mapper.readTree(line).get("commitInfo")) catch { case _: Exception => None })
+      .flatMap(info => Option(info.get("inCommitTimestamp"))).filter(_.isIntegralNumber).map(_.asLong)
+  }
+
   /** The actions of one commit; a line that is not valid JSON names the file and line. */
   def readCommit(version: Long): Seq[Action] = {
     val path = FileNames.commitPath(logPath, version)

@@ -4,6 +4,7 @@ import io.silt.actions._
 import io.silt.logstore._
 import io.silt.config.SiltSettings
 import io.silt.errors._
+import io.silt.features.TableProperties
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
@@ -45,8 +46,17 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
   /** The commits a snapshot can be built for (from commit 0 or the oldest checkpoint on), oldest first. */
   def commits(): CommitRange = commitsOf(listing())
 
+  // The latest properties say whether (and from which version) commits carry in-commit timestamps.
   private def commitsOf(l: LogListing): CommitRange =
-    new CommitRange(files, if (l.isEmpty) IndexedSeq.empty else l.commits.filter(_.version >= l.earliestVersion))
+    if (l.isEmpty) new CommitRange(files, IndexedSeq.empty, None)
+    else new CommitRange(files, l.commits.filter(_.version >= l.earliestVersion),
+      InCommitTimes.of(TableProperties(build(l, l.latestVersion).metadata.configuration)))
+
+  /** The time of commit `version`: its in-commit timestamp, else its file's modification time. */
+  def commitTime(version: Long): Long = files.inCommitTimestamp(version).getOrElse {
+    val st = files.stat(version).getOrElse(throw new MissingCommitException(tablePath.toString, version, "it is gone"))
+    st.getModificationTime
+  }
 
   /** Whether the path holds a table: the log's tail past the cached version suffices when there is one. */
   def exists: Boolean = cached.flatMap(probedTail).isDefined || {

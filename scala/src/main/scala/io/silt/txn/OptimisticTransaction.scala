@@ -125,15 +125,27 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     CommitPause.beforeCommit(log.tablePath)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     val backoffMs = SiltSettings.CommitRetryBackoffMs(spark)
+    val stamped = TableProperties(metadata.configuration).inCommitTimestamps
+    // Turned on by this commit on a table with commits before it: where they begin is recorded.
+    val enabling = stamped && readSnapshot.exists(s => !TableProperties(s.metadata.configuration).inCommitTimestamps)
     var version = readVersion + 1
     var attempt = 1
     while (true) {
-      val info = CommitInfo(commitInfoJson(op, isBlindAppend, level))
-      val lines = (info +: body).map(ActionCodec.toJson)
+      val now = CommitClock.now()
+      // strictly after the commit before, even when this machine's clock is behind it
+      val inCommit = if (stamped) Some(if (version == 0) now else math.max(now, log.commitTime(version - 1) + 1)) else None
+      val attemptBody = if (!enabling) body else body.map {
+        case m: Metadata => m.copy(configuration = m.configuration ++ Map(
+          TableProperties.InCommitTimestampEnablementVersion -> version.toString,
+          TableProperties.InCommitTimestampEnablementTimestamp -> inCommit.get.toString))
+        case other => other
+      }
+      val info = CommitInfo(commitInfoJson(op, isBlindAppend, level, inCommit.getOrElse(now), inCommit))
+      val lines = (info +: attemptBody).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
         CommitPause.afterCommit(log.tablePath)
-        lazy val snapshot = log.committed(readSnapshot, version, body)
+        lazy val snapshot = log.committed(readSnapshot, version, attemptBody)
         hooks.foreach(_.afterCommit(spark, log, snapshot))
         return version
       }
@@ -173,9 +185,11 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
   }
 
-  private def commitInfoJson(op: Operation, isBlindAppend: Boolean, level: IsolationLevel) = {
+  private def commitInfoJson(op: Operation, isBlindAppend: Boolean, level: IsolationLevel, timestamp: Long,
+      inCommitTimestamp: Option[Long]) = {
     val o = ActionCodec.mapper.createObjectNode()
-    o.put("timestamp", System.currentTimeMillis())
+    o.put("timestamp", timestamp)
+    inCommitTimestamp.foreach(o.put("inCommitTimestamp", _))
     o.put("operation", op.name)
     val params = o.putObject("operationParameters")
     op.parameters.toSeq.sortBy(_._1).foreach { case (k, v) => params.put(k, v) }
