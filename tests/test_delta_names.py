@@ -56,14 +56,6 @@ def test_delta_names_can_be_turned_off(spark, tmp_path):
     assert spark.read.format("delta").load(p).count() == 1
 
 
-def test_column_defaults_are_refused_not_dropped(spark, tmp_path):
-    with pytest.raises(Exception) as info:
-        spark.sql(f"CREATE TABLE silt.`{tmp_path / 'd'}` (a INT, b INT DEFAULT 5) USING silt")
-    msg = str(silt.errors.translate(info.value) or info.value)
-    assert "column b has a DEFAULT" in msg
-    assert not (tmp_path / "d" / "_delta_log").exists()
-
-
 BOTH_ENGINES = textwrap.dedent("""
     import json, os, sys
     from pyspark.sql import SparkSession

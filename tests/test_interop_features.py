@@ -92,3 +92,24 @@ def test_in_commit_timestamps_round_trip(spark, tmp_path):
         == [1, 2, 3, 4]
     history = run_reference([{"op": "history", "path": p}])[0]
     assert history["versions"] == list(range(6)) and history["timestamps"][2:] == ict[2:]
+
+
+def test_column_defaults_round_trip(spark, tmp_path):
+    """The reference fills Silt's defaults and Silt the reference's, with the same rows."""
+    s, r = str(tmp_path / "silt_defaults"), str(tmp_path / "ref_defaults")
+    spark.sql(f"CREATE TABLE silt.`{s}` (id INT, c STRING DEFAULT 'x') USING silt")
+    spark.sql(f"INSERT INTO silt.`{s}` (id) VALUES (1)")
+    rows = "SELECT id, c FROM {t} ORDER BY id"
+    results = run_reference([
+        {"op": "sql", "statements": [
+            f"INSERT INTO delta.`{s}` (id) VALUES (2)",
+            f"CREATE TABLE delta.`{r}` (id INT, c STRING DEFAULT 'y') USING delta "
+            "TBLPROPERTIES ('delta.feature.allowColumnDefaults' = 'supported')",
+            f"INSERT INTO delta.`{r}` (id) VALUES (1)"]}])
+    assert all(x.get("ok", True) for x in results), results
+    spark.sql(f"INSERT INTO silt.`{r}` (id) VALUES (2)")
+    spark.sql(f"INSERT INTO silt.`{r}` VALUES (3, DEFAULT)")
+    final = run_reference([{"op": "query", "sql": rows.format(t=f"delta.`{s}`")},
+                           {"op": "query", "sql": rows.format(t=f"delta.`{r}`")}])
+    assert final[0]["rows"] == [["1", "x"], ["2", "x"]] == silt_rows(spark, rows, s)
+    assert final[1]["rows"] == [["1", "y"], ["2", "y"], ["3", "y"]] == silt_rows(spark, rows, r)

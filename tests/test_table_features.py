@@ -317,3 +317,28 @@ def test_turning_in_commit_timestamps_on_records_where_they_begin(spark, tmp_pat
     stamps = {r._commit_version: r._commit_timestamp for r in feed.collect()}
     assert round((stamps[3] - datetime(1970, 1, 1)).total_seconds() * 1000) == infos[3]["inCommitTimestamp"]
     assert stamps[1] == datetime(2000, 1, 1, 0, 0, 0, 1000)  # its file time (made one ms after commit 0's)
+
+
+# ---------------------------------------------------------------- column defaults
+
+def test_column_defaults_fill_every_kind_of_write(spark, tmp_path):
+    p = str(tmp_path / "orders")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, status STRING DEFAULT 'new', qty INT DEFAULT 1 + 1) USING silt")
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["allowColumnDefaults"]}
+    schema = json.loads([a for a in log_lines(p, 0) if "metaData" in a][0]["metaData"]["schemaString"])
+    assert [f["metadata"] for f in schema["fields"]] == [{}, {"CURRENT_DEFAULT": "'new'"}, {"CURRENT_DEFAULT": "1 + 1"}]
+    spark.sql(f"INSERT INTO silt.`{p}` (id) VALUES (1)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (2, DEFAULT, 5)")
+    spark.createDataFrame([(3,)], "id INT").write.format("silt").mode("append").save(p)
+    spark.sql(f"UPDATE silt.`{p}` SET qty = DEFAULT WHERE id = 2")
+    spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 4 AS id) s ON t.id = s.id "
+              "WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)")
+    spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN status SET DEFAULT 'open'")
+    spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN qty DROP DEFAULT")
+    spark.sql(f"INSERT INTO silt.`{p}` (id) VALUES (5)")
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).collect()) == [
+        (1, "new", 2), (2, "new", 2), (3, "new", 2), (4, "new", 2), (5, "open", None)]
+    version = len(list(Path(p, "_delta_log").glob("*.json")))
+    msg = raises_silt(silt.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` ADD COLUMN z INT DEFAULT 3"))
+    assert "DEFAULT" in msg and len(list(Path(p, "_delta_log").glob("*.json"))) == version

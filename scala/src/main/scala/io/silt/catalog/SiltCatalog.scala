@@ -9,7 +9,7 @@ import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
-import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
+import io.silt.write.{AddColumns, ChangeColumn, ColumnDefaults, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
   WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -30,6 +30,10 @@ import org.apache.spark.sql.types.{StructField, StructType}
  */
 class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog with Logging {
   private def spark: SparkSession = SparkSession.active
+
+  // Defaults reach createTable and ALTER as given (kept as CURRENT_DEFAULT), so Spark fills them on INSERT.
+  override def capabilities(): util.Set[TableCatalogCapability] =
+    util.EnumSet.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE)
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
 
@@ -299,12 +303,11 @@ object SiltCatalog {
   def isSiltProvider(props: Map[String, String]): Boolean =
     props.get(TableCatalog.PROP_PROVIDER).exists(p => DeltaNames.isSilt(p))
 
-  /** The table schema of declared columns; a column default is refused (Spark would fill it in on INSERT only if kept). */
+  /** The table schema of declared columns, their defaults kept as Delta keeps them (`CURRENT_DEFAULT`). */
   def schemaOf(columns: Array[Column]): StructType = StructType(columns.toSeq.map { c =>
-    if (c.defaultValue != null) throw new InvalidTableOperationException(s"column ${c.name} has a DEFAULT: column " +
-      "defaults (the allowColumnDefaults table feature) are not supported; give the value in the writing query")
     val f = StructField(c.name, c.dataType, c.nullable)
-    Option(c.comment).map(f.withComment).getOrElse(f)
+    val commented = Option(c.comment).map(f.withComment).getOrElse(f)
+    ColumnDefaults.withDefault(commented, Option(c.defaultValue).map(_.getSql))
   })
 
   private val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,

@@ -7,12 +7,12 @@ import scala.jdk.CollectionConverters._
 import io.silt.features.ColumnMapping
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
-import io.silt.write.{SchemaEvolution, TableWriter}
+import io.silt.write.{ColumnDefaults, SchemaEvolution, TableWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
-import org.apache.spark.sql.connector.catalog.{SupportsWrite, TableCapability, TruncatableTable}
+import org.apache.spark.sql.connector.catalog.{Column, SupportsWrite, TableCapability, TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -42,6 +42,8 @@ final case class SiltTableV2(
   // Nullable to Spark: its own not-null assertion on INSERT and UPDATE fails without naming the
   // column, while Silt checks NOT NULL columns on every write itself (write.Constraints), naming it.
   override def schema(): StructType = SchemaEvolution.asNullable(ColumnMapping.logicalSchema(snapshot.metadata.schema))
+
+  override def columns(): Array[Column] = ColumnDefaults.v2Columns(snapshot.metadata.schema, super.columns())
 
   override def partitioning(): Array[Transform] =
     snapshot.metadata.partitionColumns.map(c => Expressions.identity(c): Transform).toArray

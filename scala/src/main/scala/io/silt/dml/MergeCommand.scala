@@ -7,6 +7,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftAnti, LeftOuter, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.catalyst.util.ResolveDefaultColumns
 import org.apache.spark.sql.functions.{col, count, lit, max}
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.storage.StorageLevel
@@ -145,7 +146,8 @@ final case class MergeCommand(
       val values = columns.map { c =>
         val cases = clauses.collect {
           case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, j.out(c))
-          case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, Literal(null, c.dataType))
+          // a column an INSERT clause leaves out takes its default (null without one), as in INSERT
+          case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, ResolveDefaultColumns.getDefaultValueExprOrNullLit(c))
         }
         if (cases.isEmpty) j.out(c) else CaseWhen(cases, j.out(c))
       }

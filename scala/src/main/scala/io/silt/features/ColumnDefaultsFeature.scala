@@ -1,10 +1,14 @@
 package io.silt.features
 
 import io.silt.features.FeatureKind.Writer
-import io.silt.features.FeatureSupport.ReadOnly
+import io.silt.features.FeatureSupport.ReadWrite
 
-/** Column defaults (`allowColumnDefaults`; `CURRENT_DEFAULT` in a field's metadata). */
-object ColumnDefaultsFeature extends Feature("allowColumnDefaults", Writer, ReadOnly(
-    "Silt does not fill column defaults yet, so a write could store NULL where the default belongs")) {
-  override def neededBy(t: TableShape): Boolean = t.anyFieldMetadata("CURRENT_DEFAULT")
+/**
+ * Column defaults (`allowColumnDefaults`): a column's `CURRENT_DEFAULT` (a SQL expression) fills
+ * it wherever a write gives no value or the `DEFAULT` keyword (`write.ColumnDefaults`).
+ */
+object ColumnDefaultsFeature extends Feature("allowColumnDefaults", Writer, ReadWrite) {
+  /** The field metadata key holding a column's default, as Spark and Delta name it. */
+  val Key = "CURRENT_DEFAULT"
+  override def neededBy(t: TableShape): Boolean = t.anyFieldMetadata(Key)
 }

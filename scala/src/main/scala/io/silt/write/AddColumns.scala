@@ -31,7 +31,8 @@ object AddColumns {
     def refuse(why: String) = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ADD COLUMNS $name: $why")
     if (!c.isNullable) refuse("a new column must be nullable (the rows already written have no value for it), as " +
       s"in Delta Lake; add it nullable, fill it with UPDATE, then add a CHECK constraint ($name IS NOT NULL)")
-    if (c.defaultValue != null) refuse("column defaults (the allowColumnDefaults table feature) are not supported")
+    if (c.defaultValue != null) refuse("a new column cannot have a DEFAULT (as in Delta Lake: rows already written would not " +
+      "have it); add the column, then ALTER COLUMN … SET DEFAULT")
     val field = newField(c)
     SchemaPaths.updateStruct(schema, c.fieldNames.toSeq.init, refuse) { s =>
       if (s.fieldNames.exists(_.equalsIgnoreCase(field.name))) refuse(s"a column ${field.name} already exists there")

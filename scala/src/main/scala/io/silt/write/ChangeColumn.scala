@@ -34,6 +34,8 @@ object ChangeColumn {
             s"($name IS NOT NULL), which checks the rows already there, instead")
         case c: TableChange.UpdateColumnNullability => field = field.copy(nullable = c.nullable)
         case c: TableChange.UpdateColumnPosition => position = Some(c.position)
+        case c: TableChange.UpdateColumnDefaultValue =>
+          field = ColumnDefaults.withDefault(field, Option(c.newDefaultValue()).filter(_.nonEmpty))
         case c: TableChange.UpdateColumnType if c.newDataType == field.dataType =>
         case c: TableChange.UpdateColumnType => field = TypeWidening.widen(current, field, c.newDataType, refuse)
         case other => refuse(s"${other.getClass.getSimpleName} is not supported")

@@ -12,6 +12,10 @@ import org.apache.spark.sql.classic.{Dataset, ExpressionUtils, SparkSession => C
 object SparkInternals {
   def column(e: Expression): Column = ExpressionUtils.column(e)
 
+  /** A connector NULL literal of type `dt` (the class is Spark-private). */
+  def nullLiteral(dt: org.apache.spark.sql.types.DataType): org.apache.spark.sql.connector.expressions.Literal[_] =
+    org.apache.spark.sql.connector.expressions.LiteralValue(null, dt)
+
   def expression(c: Column): Expression = ExpressionUtils.expression(c)
 
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
