@@ -63,9 +63,13 @@ def test_merge_names_the_sides_by_their_aliases_or_leaves_them_unaliased(spark, 
 
 
 def test_refused_builder_and_table_options_name_themselves(spark, tmp_path):
-    with pytest.raises(silt.UnsupportedOptionException, match="generatedAlwaysAs of column b"):
-        DeltaTable.create(spark).location(str(tmp_path / "g")).addColumn("a", "INT") \
-            .addColumn("b", "INT", generatedAlwaysAs="a + 1").execute()
+    g = DeltaTable.create(spark).location(str(tmp_path / "g")).addColumn("a", "INT") \
+        .addColumn("b", "INT", generatedAlwaysAs="a + 1").execute()
+    spark.createDataFrame([(1,)], "a INT").write.format("delta").mode("append").save(str(tmp_path / "g"))
+    assert [tuple(r) for r in g.toDF().collect()] == [(1, 2)]
+    with pytest.raises(silt.UnsupportedOptionException, match="generatedByDefaultAs of column b"):
+        DeltaTable.create(spark).location(str(tmp_path / "i")).addColumn("a", "INT") \
+            .addColumn("b", "BIGINT", generatedByDefaultAs="a").execute()
     with pytest.raises(silt.UnsupportedOptionException, match="hadoopConf"):
         DeltaTable.forPath(spark, str(tmp_path), hadoopConf={"fs.s3a.access.key": "k"})
     with pytest.raises(ValueError, match="'set'"):

@@ -113,3 +113,26 @@ def test_column_defaults_round_trip(spark, tmp_path):
                            {"op": "query", "sql": rows.format(t=f"delta.`{r}`")}])
     assert final[0]["rows"] == [["1", "x"], ["2", "x"]] == silt_rows(spark, rows, s)
     assert final[1]["rows"] == [["1", "y"], ["2", "y"], ["3", "y"]] == silt_rows(spark, rows, r)
+
+
+def test_generated_columns_round_trip(spark, tmp_path):
+    """Each engine computes the other's generated columns, and refuses a wrong value."""
+    s, r = str(tmp_path / "silt_gen"), str(tmp_path / "ref_gen")
+    ddl = "(id INT, ts TIMESTAMP, d DATE GENERATED ALWAYS AS (CAST(ts AS DATE)))"
+    spark.sql(f"CREATE TABLE silt.`{s}` {ddl} USING silt PARTITIONED BY (d)")
+    spark.sql(f"INSERT INTO silt.`{s}` (id, ts) VALUES (1, TIMESTAMP'2024-01-05 10:00:00')")
+    results = run_reference([
+        {"op": "sql", "statements": [
+            f"INSERT INTO delta.`{s}` (id, ts) VALUES (2, TIMESTAMP'2024-02-05 10:00:00')",
+            f"CREATE TABLE delta.`{r}` {ddl} USING delta PARTITIONED BY (d)",
+            f"INSERT INTO delta.`{r}` (id, ts) VALUES (1, TIMESTAMP'2024-03-05 10:00:00')"]},
+        {"op": "sql", "statements": [f"INSERT INTO delta.`{s}` VALUES (3, TIMESTAMP'2024-02-05 10:00:00', "
+                                     "DATE'2000-01-01')"]}])
+    assert results[0].get("ok", True) and results[1].get("ok") is False  # the reference refuses the wrong value too
+    spark.sql(f"INSERT INTO silt.`{r}` (id, ts) VALUES (2, TIMESTAMP'2024-04-05 10:00:00')")
+    spark.sql(f"UPDATE silt.`{r}` SET ts = TIMESTAMP'2020-01-01 00:00:00' WHERE id = 1")
+    rows = "SELECT id, CAST(d AS STRING) FROM {t} ORDER BY id"
+    final = run_reference([{"op": "query", "sql": rows.format(t=f"delta.`{s}`")},
+                           {"op": "query", "sql": rows.format(t=f"delta.`{r}`")}])
+    assert final[0]["rows"] == [["1", "2024-01-05"], ["2", "2024-02-05"]] == silt_rows(spark, rows, s)
+    assert final[1]["rows"] == [["1", "2020-01-01"], ["2", "2024-04-05"]] == silt_rows(spark, rows, r)

@@ -335,15 +335,17 @@ class DeltaTableBuilder:
     def addColumn(self, colName: str, dataType: Union[str, "DataType"], nullable: bool = True,
                   generatedAlwaysAs: Optional[Any] = None, generatedByDefaultAs: Optional[Any] = None,
                   comment: Optional[str] = None) -> "DeltaTableBuilder":
-        """Adds a column (delta-spark's argument order); a generated or identity column is refused
-        (Silt writes neither)."""
+        """Adds a column (delta-spark's argument order). ``generatedAlwaysAs``: a SQL expression that
+        generates it; an identity column (an ``IdentityGenerator``, ``generatedByDefaultAs``) is refused."""
         for name, value in (("generatedAlwaysAs", generatedAlwaysAs), ("generatedByDefaultAs", generatedByDefaultAs)):
-            if value is not None:
+            if value is not None and not (name == "generatedAlwaysAs" and isinstance(value, str)):
                 raise UnsupportedOptionException(
-                    f"{name} of column {colName}: Silt does not write generated or identity columns; compute the "
-                    "value in the writing query instead")
+                    f"{name} of column {colName}: Silt does not write identity columns yet; give the values in the "
+                    "writing query instead")
         type_sql = dataType if isinstance(dataType, str) else dataType.simpleString()
         col = f"{_quote_ident(colName)} {type_sql}" + ("" if nullable else " NOT NULL")
+        if generatedAlwaysAs is not None:
+            col += f" GENERATED ALWAYS AS ({generatedAlwaysAs})"
         if comment is not None:
             col += f" COMMENT {_quote_path(comment)}"
         self._columns.append(col)
@@ -353,7 +355,8 @@ class DeltaTableBuilder:
         """Adds the columns of a schema (a StructType or StructFields)."""
         for f in list(getattr(cols, "fields", cols)):
             comment = f.metadata.get("comment") if f.metadata else None
-            self.addColumn(f.name, f.dataType, f.nullable, comment=comment)
+            generated = f.metadata.get("delta.generationExpression") if f.metadata else None
+            self.addColumn(f.name, f.dataType, f.nullable, generatedAlwaysAs=generated, comment=comment)
         return self
 
     def partitionedBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DeltaTableBuilder":

@@ -9,7 +9,7 @@ import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
-import io.silt.write.{AddColumns, ChangeColumn, ColumnDefaults, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
+import io.silt.write.{AddColumns, ChangeColumn, ColumnDefaults, GeneratedColumns, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
   WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -31,9 +31,10 @@ import org.apache.spark.sql.types.{StructField, StructType}
 class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog with Logging {
   private def spark: SparkSession = SparkSession.active
 
-  // Defaults reach createTable and ALTER as given (kept as CURRENT_DEFAULT), so Spark fills them on INSERT.
+  // Defaults and generation expressions reach createTable as given (kept as Delta keeps them).
   override def capabilities(): util.Set[TableCatalogCapability] =
-    util.EnumSet.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE)
+    util.EnumSet.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE,
+      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_GENERATED_COLUMNS)
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
 
@@ -303,11 +304,12 @@ object SiltCatalog {
   def isSiltProvider(props: Map[String, String]): Boolean =
     props.get(TableCatalog.PROP_PROVIDER).exists(p => DeltaNames.isSilt(p))
 
-  /** The table schema of declared columns, their defaults kept as Delta keeps them (`CURRENT_DEFAULT`). */
+  /** The table schema of declared columns, their defaults and generation expressions kept as Delta keeps them. */
   def schemaOf(columns: Array[Column]): StructType = StructType(columns.toSeq.map { c =>
     val f = StructField(c.name, c.dataType, c.nullable)
     val commented = Option(c.comment).map(f.withComment).getOrElse(f)
-    ColumnDefaults.withDefault(commented, Option(c.defaultValue).map(_.getSql))
+    val defaulted = ColumnDefaults.withDefault(commented, Option(c.defaultValue).map(_.getSql))
+    Option(c.generationExpression).map(GeneratedColumns.withExpression(defaulted, _)).getOrElse(defaulted)
   })
 
   private val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,

@@ -1,13 +1,15 @@
 package io.silt.dml
 
 import org.apache.spark.sql.catalyst.expressions.Literal
-import org.apache.spark.sql.catalyst.plans.logical.{DeleteFromTable, InsertAction, LogicalPlan, MergeAction, MergeIntoTable,
-  UpdateAction, UpdateTable}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.{Assignment, DeleteFromTable, InsertAction, LogicalPlan, MergeAction,
+  MergeIntoTable, UpdateAction, UpdateTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 
 /**
  * Plans DELETE, UPDATE and MERGE on Silt tables as Silt's commands once Spark has resolved them,
- * with assigned structs matched to the columns by name ([[RowChanges.byName]]).
+ * with assigned structs matched to the columns by name ([[RowChanges.byName]]) and generated
+ * columns recomputed ([[GeneratedAssignments]]).
  */
 object ResolveDml extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
@@ -16,18 +18,33 @@ object ResolveDml extends Rule[LogicalPlan] {
     // Spark's cast of a struct whose fields are in another order does not resolve when their types
     // differ by position: the plan resolves once the struct is matched by name.
     case u @ UpdateTable(t @ DmlTarget(_), assignments, cond) if u.table.resolved =>
-      val named = u.copy(assignments = RowChanges.byName(assignments, conf.sessionLocalTimeZone))
-      if (named.resolved) UpdateCommand(t, named.assignments, cond) else u
+      val completed = generated(assignments, t, insert = false)
+      val named = u.copy(assignments = RowChanges.byName(completed, conf.sessionLocalTimeZone))
+      if (completed ne assignments) named // the generated columns' values resolve first
+      else if (named.resolved) UpdateCommand(t, named.assignments, cond) else u
     // WITH SCHEMA EVOLUTION: the target was widened when it was resolved (MergeSchemaEvolution).
     case m @ MergeIntoTable(t @ DmlTarget(_), _, _, _, _, _, _) if m.targetTable.resolved && m.sourceTable.resolved =>
+      var completed = false
+      def complete(as: Seq[Assignment], insert: Boolean) = {
+        val c = if (as.forall(_.resolved)) generated(as, t, insert) else as
+        if (c ne as) completed = true
+        RowChanges.byName(c, conf.sessionLocalTimeZone)
+      }
       def byName(actions: Seq[MergeAction]) = actions.map {
-        case u: UpdateAction => u.copy(assignments = RowChanges.byName(u.assignments, conf.sessionLocalTimeZone))
-        case i: InsertAction => i.copy(assignments = RowChanges.byName(i.assignments, conf.sessionLocalTimeZone))
+        case u: UpdateAction => u.copy(assignments = complete(u.assignments, insert = false))
+        case i: InsertAction => i.copy(assignments = complete(i.assignments, insert = true))
         case other => other
       }
       val named = m.copy(matchedActions = byName(m.matchedActions), notMatchedActions = byName(m.notMatchedActions),
         notMatchedBySourceActions = byName(m.notMatchedBySourceActions))
-      if (named.resolved) MergeCommand(t, named.sourceTable, named.mergeCondition, named.matchedActions,
+      if (completed) named
+      else if (named.resolved) MergeCommand(t, named.sourceTable, named.mergeCondition, named.matchedActions,
         named.notMatchedActions, named.notMatchedBySourceActions) else m
+  }
+
+  private def generated(assignments: Seq[Assignment], t: LogicalPlan, insert: Boolean): Seq[Assignment] = t match {
+    case DmlTarget(target) => GeneratedAssignments.complete(assignments, t.output, target.snapshot.metadata.schema,
+      SparkSession.active.sessionState.sqlParser.parseExpression, insert)
+    case _ => assignments
   }
 }

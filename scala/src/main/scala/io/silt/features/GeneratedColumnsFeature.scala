@@ -1,11 +1,16 @@
 package io.silt.features
 
 import io.silt.features.FeatureKind.Writer
-import io.silt.features.FeatureSupport.ReadOnly
+import io.silt.features.FeatureSupport.ReadWrite
 
-/** Generated columns (`delta.generationExpression` in a field's metadata). */
-object GeneratedColumnsFeature extends Feature("generatedColumns", Writer, ReadOnly(
-    "Silt does not compute generated columns yet, so a write could store values that break their expressions")) {
+/**
+ * Generated columns (`GENERATED ALWAYS AS (expr)`, kept as `delta.generationExpression` in a
+ * field's metadata): computed where a write leaves them out, and every written row checked
+ * against its expression (`write.GeneratedColumns`).
+ */
+object GeneratedColumnsFeature extends Feature("generatedColumns", Writer, ReadWrite) {
+  /** The field metadata key holding a generated column's expression, as Delta names it. */
+  val Key = "delta.generationExpression"
   override def legacyVersions: Option[(Int, Int)] = Some((1, 4))
-  override def neededBy(t: TableShape): Boolean = t.anyFieldMetadata("delta.generationExpression")
+  override def neededBy(t: TableShape): Boolean = t.anyFieldMetadata(Key)
 }

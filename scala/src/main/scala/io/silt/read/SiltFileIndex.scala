@@ -39,7 +39,8 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   /** The files a scan with these filters must read. */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
-    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters, tablePartitions, timeZone))
+    val derived = GeneratedPartitionFilters.derive(dataFilters, snapshot.metadata, timeZone)
+    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
     else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
   }

@@ -13,7 +13,8 @@ import org.apache.spark.sql.types.StructType
 /**
  * The rules a table's rows must satisfy, as Delta stores them: NOT NULL columns (the schema's
  * nullability, nested struct fields included), CHECK constraints (`delta.constraints.<name>`
- * table properties) and legacy column invariants (`delta.invariants` field metadata).
+ * table properties), legacy column invariants (`delta.invariants` field metadata) and generated
+ * columns' expressions.
  */
 object Constraints {
   private val InvariantKey = "delta.invariants"
@@ -25,6 +26,7 @@ object Constraints {
   def enforce(spark: SparkSession, data: DataFrame, metadata: Metadata): DataFrame = {
     val parse = spark.sessionState.sqlParser.parseExpression _
     val rules = notNull(metadata.schema, Nil) ++ invariants(metadata.schema, Nil, parse) ++
+      GeneratedColumns.rules(metadata.schema, parse) ++
       checks(metadata).toSeq.sortBy(_._1).map { case (name, text) =>
         val condition = parse(text)
         val shown = condition.collect { case a: UnresolvedAttribute => a.nameParts }.distinct

@@ -56,12 +56,13 @@ object SchemaEvolution {
     case other => other
   }
 
-  /** `data` with exactly the table's columns, in the table's order, cast to the table's types; a missing column takes its default. */
+  /** `data` with exactly the table's columns, in the table's order, cast to the table's types; a missing column takes its
+   * generation expression's value or its default. */
   def align(data: DataFrame, table: StructType): DataFrame = {
     val columns = table.fields.map { t =>
       data.schema.fields.find(_.name.equalsIgnoreCase(t.name)) match {
         case Some(d) => alignColumn(Identifiers.column(d.name), d.dataType, t.dataType).as(t.name)
-        case None => ColumnDefaults.valueFor(t).as(t.name)
+        case None => GeneratedColumns.of(t).map(GeneratedColumns.valueFor(t, _)).getOrElse(ColumnDefaults.valueFor(t)).as(t.name)
       }
     }
     data.select(columns.toIndexedSeq: _*)
