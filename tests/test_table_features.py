@@ -395,3 +395,26 @@ def test_filters_on_the_source_column_prune_generated_partitions(spark, tmp_path
             assert (files_scanned(spark, q), q.count()) == (files, count), where
     finally:
         spark.conf.unset("spark.silt.stats.skipping.enabled")
+
+
+def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path):
+    p = str(tmp_path / "auto")
+    spark.sql(f"CREATE TABLE silt.`{p}` (i INT, f FLOAT, s STRUCT<x: SMALLINT>, k INT) USING silt "
+              "TBLPROPERTIES (delta.enableTypeWidening = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 0.5, named_struct('x', 2S), 3)")
+    wide = spark.sql("SELECT 5000000000L AS i, CAST(0.25 AS DOUBLE) AS f, named_struct('x', 70000) AS s, 4 AS k")
+    with pytest.raises(Exception):  # without mergeSchema, schema enforcement as before
+        silt.errors.reraise(lambda: wide.write.format("silt").mode("append").save(p))
+    wide.write.format("silt").mode("append").option("mergeSchema", "true").save(p)
+    schema = spark.read.format("silt").load(p).schema
+    assert [f.dataType.simpleString() for f in schema.fields] == ["bigint", "double", "struct<x:int>", "int"]
+    assert schema["i"].metadata["delta.typeChanges"] == [{"toType": "long", "fromType": "integer"}]
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).selectExpr("i", "f", "s.x", "k").collect()) == \
+        [(1, 0.5, 2, 3), (5000000000, 0.25, 70000, 4)]
+    # integers to decimal are left to ALTER TABLE, as in Delta Lake; without the property, nothing widens
+    q = str(tmp_path / "off")
+    spark.sql(f"CREATE TABLE silt.`{q}` (i INT) USING silt")
+    for target, data in [(p, "SELECT CAST(7 AS DECIMAL(20, 0)) AS k"), (q, "SELECT 5000000000L AS i")]:
+        with pytest.raises(Exception):
+            silt.errors.reraise(lambda: spark.sql(data).write.format("silt").mode("append")
+                                .option("mergeSchema", "true").save(target))

@@ -13,9 +13,10 @@ object SchemaEvolution {
   /**
    * The table schema after writing `data`: unchanged when `data` fits, widened with the new
    * (nested) columns when `mergeSchema` is set, otherwise a SchemaMismatchException that names
-   * the offending column.
+   * the offending column. `widen` (the table has `delta.enableTypeWidening`): with `mergeSchema`,
+   * a (nested) field takes the data's wider type where Delta widens by itself ([[TypeWidening.automatic]]).
    */
-  def merge(table: StructType, data: StructType, mergeSchema: Boolean, where: String = ""): StructType = {
+  def merge(table: StructType, data: StructType, mergeSchema: Boolean, where: String = "", widen: Boolean = false): StructType = {
     val added = data.fields.filterNot(d => table.fields.exists(_.name.equalsIgnoreCase(d.name)))
     if (added.nonEmpty && !mergeSchema) {
       throw new SchemaMismatchException(s"the data has column(s) ${added.map(f => where + f.name).mkString(", ")} " +
@@ -25,19 +26,22 @@ object SchemaEvolution {
     val merged = table.fields.map { t =>
       data.fields.find(_.name.equalsIgnoreCase(t.name)) match {
         case None => t
-        case Some(d) => t.copy(dataType = mergeType(t.dataType, d.dataType, mergeSchema, where + t.name))
+        case Some(d) if widen && mergeSchema && TypeWidening.automatic(t.dataType, d.dataType) => TypeWidening.recorded(t, d.dataType)
+        case Some(d) => t.copy(dataType = mergeType(t.dataType, d.dataType, mergeSchema, where + t.name, widen))
       }
     }
     StructType(merged ++ added.map(_.copy(nullable = true)))
   }
 
-  private def mergeType(table: DataType, data: DataType, mergeSchema: Boolean, name: String): DataType =
+  // An array's elements or a map's keys and values keep their types (their changes need a fieldPath).
+  private def mergeType(table: DataType, data: DataType, mergeSchema: Boolean, name: String, widen: Boolean): DataType =
     (table, data) match {
       case (t, d) if t == d => t
-      case (t: StructType, d: StructType) => merge(t, d, mergeSchema, name + ".")
-      case (t: ArrayType, d: ArrayType) => ArrayType(mergeType(t.elementType, d.elementType, mergeSchema, name + ".element"), true)
-      case (t: MapType, d: MapType) => MapType(mergeType(t.keyType, d.keyType, mergeSchema, name + ".key"),
-        mergeType(t.valueType, d.valueType, mergeSchema, name + ".value"), true)
+      case (t: StructType, d: StructType) => merge(t, d, mergeSchema, name + ".", widen)
+      case (t: ArrayType, d: ArrayType) =>
+        ArrayType(mergeType(t.elementType, d.elementType, mergeSchema, name + ".element", widen = false), true)
+      case (t: MapType, d: MapType) => MapType(mergeType(t.keyType, d.keyType, mergeSchema, name + ".key", widen = false),
+        mergeType(t.valueType, d.valueType, mergeSchema, name + ".value", widen = false), true)
       case (t, NullType) => t
       case (t, d) if Cast.canUpCast(d, t) && !Cast.canUpCast(t, d) && isNumericOrDate(d) => t
       case (t, d) => throw new SchemaMismatchException(s"column $name has type ${d.simpleString} in the data " +

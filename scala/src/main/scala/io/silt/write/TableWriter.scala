@@ -212,7 +212,8 @@ object TableWriter {
             "use mode 'overwrite' with option overwriteSchema = true to change the partitioning")
         }
       }
-      val merged = SchemaEvolution.merge(current.schema, dataSchema, opts.mergeSchema)
+      val merged = SchemaEvolution.merge(current.schema, dataSchema, opts.mergeSchema,
+        widen = TableProperties(current.configuration).typeWidening)
       if (merged != current.schema) {
         txn.updateMetadata(current.copy(schemaString = merged.json))
         upgradeProtocol(txn, txn.metadata)

@@ -2,7 +2,7 @@ package io.silt.write
 
 import io.silt.actions.Metadata
 import io.silt.features.{TableProperties, TypeChanges}
-import org.apache.spark.sql.types.{DataType, MetadataBuilder, StructField}
+import org.apache.spark.sql.types._
 
 /** A column's type widened in the schema alone: old files keep their type, readers widen their values. */
 object TypeWidening {
@@ -21,8 +21,21 @@ object TypeWidening {
       refuse(s"$change unless type widening is on: ALTER TABLE … SET TBLPROPERTIES " +
         s"('${TableProperties.EnableTypeWidening}' = 'true') first")
     }
+    recorded(field, to)
+  }
+
+  /**
+   * Whether a write with schema evolution widens a column of type `from` to the data's `to` by
+   * itself: a widening Delta allows, except integers to decimal or double, which as in Delta Lake
+   * only an ALTER TABLE makes (an integer column silently turned decimal is rarely wanted).
+   */
+  def automatic(from: DataType, to: DataType): Boolean = TypeChanges.isWidening(from, to) && !(
+    Seq(ByteType, ShortType, IntegerType, LongType).contains(from) && (to == DoubleType || to.isInstanceOf[DecimalType]))
+
+  /** `field` of type `to`, the change appended to its `delta.typeChanges`. */
+  def recorded(field: StructField, to: DataType): StructField = {
     val history = if (field.metadata.contains(TypeChanges.Key)) field.metadata.getMetadataArray(TypeChanges.Key).toSeq else Nil
-    val entry = new MetadataBuilder().putString("toType", to.typeName).putString("fromType", from.typeName).build()
+    val entry = new MetadataBuilder().putString("toType", to.typeName).putString("fromType", field.dataType.typeName).build()
     val metadata = new MetadataBuilder().withMetadata(field.metadata)
       .putMetadataArray(TypeChanges.Key, (history :+ entry).toArray).build()
     field.copy(dataType = to, metadata = metadata)
