@@ -9,8 +9,7 @@ import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
-import io.silt.write.{AddColumns, ChangeColumn, ColumnDefaults, GeneratedColumns, RenameDropColumns, TableClustering, TableDefinition, TableWriter,
-  WriteOptions}
+import io.silt.write.{ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
@@ -70,43 +69,21 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     if (SiltCatalog.isPathIdentifier(ident)) TableLog.forPath(spark, ident.name).exists else super.tableExists(ident)
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
-    case t: SiltTableV2 if changes.size == 1 && changes.head.isInstanceOf[TableChange.ClusterBy] =>
-      TableClustering.alter(spark, t.path,
-        changes.head.asInstanceOf[TableChange.ClusterBy].clusteringColumns.toSeq.map(_.fieldNames.mkString(".")))
-      loadTable(ident)
-    case t: SiltTableV2 if changes.nonEmpty && changes.forall(_.isInstanceOf[TableChange.ColumnChange]) =>
-      val schema =
-        if (changes.forall(_.isInstanceOf[TableChange.AddColumn])) AddColumns.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.AddColumn]))
-        else if (changes.forall(_.isInstanceOf[TableChange.DeleteColumn])) {
-          RenameDropColumns.drop(spark, t.path, changes.map(_.asInstanceOf[TableChange.DeleteColumn]))
-        } else if (changes.size == 1 && changes.head.isInstanceOf[TableChange.RenameColumn]) {
-          RenameDropColumns.rename(spark, t.path, changes.head.asInstanceOf[TableChange.RenameColumn])
-        } else if (SiltCatalog.isReplaceColumns(t.schema(), changes)) {
-          RenameDropColumns.replace(spark, t.path, changes.collect { case a: TableChange.AddColumn => a })
-        } else if (changes.exists(c => c.isInstanceOf[TableChange.AddColumn] || c.isInstanceOf[TableChange.DeleteColumn] ||
-            c.isInstanceOf[TableChange.RenameColumn])) throw new InvalidTableOperationException(
-          s"ALTER TABLE ${t.name()}: add, drop or rename columns in a statement of their own")
-        else ChangeColumn.run(spark, t.path, changes.map(_.asInstanceOf[TableChange.ColumnChange]))
-      // the catalog keeps partition columns last (a partition column may have been renamed)
-      t.catalogTable.foreach { entry =>
-        val partCols = TableLog.forPath(spark, t.path.toString).latest().metadata.partitionColumns
-        val logical = ColumnMapping.logicalSchema(schema)
-        val (parts, data) = logical.fields.partition(f => partCols.exists(_.equalsIgnoreCase(f.name)))
-        spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ partCols.flatMap(
-          n => parts.find(_.name.equalsIgnoreCase(n)))), partitionColumnNames = partCols))
-      }
-      loadTable(ident)
     case t: SiltTableV2 =>
-      val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
-      val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }
-      changes.filterNot(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
-        .headOption.foreach { c =>
-          throw new InvalidTableOperationException(s"ALTER TABLE ${t.name()}: ${c.getClass.getSimpleName} is not supported on Silt tables yet")
+      AlterTableChanges.run(spark, t.name(), t.path, t.schema(), changes) match {
+        // the catalog keeps partition columns last (a partition column may have been renamed)
+        case Some(schema) => t.catalogTable.foreach { entry =>
+          val partCols = TableLog.forPath(spark, t.path.toString).latest().metadata.partitionColumns
+          val logical = ColumnMapping.logicalSchema(schema)
+          val (parts, data) = logical.fields.partition(f => partCols.exists(_.equalsIgnoreCase(f.name)))
+          spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ partCols.flatMap(
+            n => parts.find(_.name.equalsIgnoreCase(n)))), partitionColumnNames = partCols))
         }
-      TableWriter.alterProperties(spark, t.path, set.filter { case (k, _) => !SiltCatalog.ReservedProperties.contains(k) },
-        unset.filterNot(SiltCatalog.ReservedProperties.contains))
-      t.catalogTable.foreach { entry =>
-        spark.sessionState.catalog.alterTable(entry.copy(properties = entry.properties -- unset ++ set))
+        case None => t.catalogTable.foreach { entry =>
+          val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
+          val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }
+          if (set.nonEmpty || unset.nonEmpty) spark.sessionState.catalog.alterTable(entry.copy(properties = entry.properties -- unset ++ set))
+        }
       }
       loadTable(ident)
     case _ => super.alterTable(ident, changes: _*)
@@ -312,7 +289,7 @@ object SiltCatalog {
     Option(c.generationExpression).map(GeneratedColumns.withExpression(defaulted, _)).getOrElse(defaulted)
   })
 
-  private val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,
+  private[catalog] val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,
     TableCatalog.PROP_COMMENT, TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL,
     TableCatalog.PROP_IS_MANAGED_LOCATION, "path")
 

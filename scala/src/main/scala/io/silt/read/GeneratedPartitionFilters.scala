@@ -3,7 +3,7 @@ package io.silt.read
 import scala.util.control.NonFatal
 
 import io.silt.actions.Metadata
-import io.silt.write.GeneratedColumns
+import io.silt.features.GeneratedColumnsFeature
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
@@ -23,7 +23,7 @@ object GeneratedPartitionFilters {
   def derive(dataFilters: Seq[Expression], metadata: Metadata, timeZone: String): Seq[Expression] = {
     val partitions = metadata.partitionColumns.map(_.toLowerCase).toSet
     val generated = metadata.schema.fields.toSeq.filter(f => partitions(f.name.toLowerCase)).flatMap { f =>
-      GeneratedColumns.of(f).flatMap(sql => monotonic(sql, timeZone)).map { case (source, fn) =>
+      GeneratedColumnsFeature.expressionOf(f).flatMap(sql => monotonic(sql, timeZone)).map { case (source, fn) =>
         Generated(f.name, f.dataType, source, fn)
       }
     }
