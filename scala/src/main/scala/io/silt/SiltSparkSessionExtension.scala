@@ -1,6 +1,6 @@
 package io.silt
 
-import io.silt.catalog.{ResolveDynamicOverwrite, ResolveGeneratedInserts, ResolveSiltRelations}
+import io.silt.catalog.{ResolveDynamicOverwrite, ResolveInsertColumns, ResolveSiltRelations}
 import io.silt.config.SiltVersion
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
@@ -19,7 +19,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     SiltVersion.checkRunningSpark(org.apache.spark.SPARK_VERSION)
     ext.injectParser((spark, delegate) => new SiltSqlParser(delegate, Some(spark)))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
-    ext.injectResolutionRule(spark => new ResolveGeneratedInserts(spark))
+    ext.injectResolutionRule(spark => new ResolveInsertColumns(spark))
     ext.injectResolutionRule(_ => ResolveDml)
     ext.injectResolutionRule(_ => ResolveDynamicOverwrite)
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
