@@ -383,6 +383,14 @@ def test_generated_columns_are_computed_and_checked_on_every_write(spark, tmp_pa
     assert rows() == expected and len(list(Path(p, "_delta_log").glob("*.json"))) == version
 
 
+def test_generated_columns_on_other_providers_are_refused_not_dropped(spark, tmp_path):
+    # Spark refuses it before the catalog is asked (and the catalog would too)
+    with pytest.raises(Exception, match="(?i)generated columns"):
+        spark.sql(f"CREATE TABLE gen_parquet (a INT, b INT GENERATED ALWAYS AS (a + 1)) USING parquet "
+                  f"LOCATION '{tmp_path / 'gp'}'")
+    assert not spark.catalog.tableExists("gen_parquet")
+
+
 def test_filters_on_the_source_column_prune_generated_partitions(spark, tmp_path):
     from conftest import files_scanned
     p = str(tmp_path / "pruned")
