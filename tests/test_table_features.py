@@ -300,6 +300,40 @@ def test_in_commit_timestamps_increase_even_when_the_clock_goes_back(spark, tmp_
         assert got.count() == v
 
 
+def test_a_commit_retried_after_a_concurrent_one_is_stamped_after_it(spark, tmp_path, clock):
+    """The first append is held at its commit while a second commits (its clock a day ahead); the
+    first then commits on top, stamped after the second, though its own clock is behind."""
+    from conftest import concurrently
+    p = str(tmp_path / "race")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
+
+    def ahead():
+        clock.setOffsetForTests(86_400_000)
+        spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
+        clock.setOffsetForTests(0)
+    assert concurrently(spark, p, lambda: spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)"), ahead) is None
+    ict = [i["inCommitTimestamp"] for i in commit_infos(p)]
+    assert ict[2] == ict[1] + 1 and ict[1] > ict[0] + 86_000_000
+    assert spark.read.format("silt").load(p).count() == 2
+
+
+def test_turning_them_on_races_an_append_and_records_the_version_it_lands_at(spark, tmp_path):
+    from conftest import concurrently
+    p = str(tmp_path / "enable")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt")
+    err = concurrently(spark, p,
+                       lambda: spark.sql(f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES (delta.enableInCommitTimestamps = true)"),
+                       lambda: spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)"))
+    # a property change does not conflict with a blind append: it commits on top, at version 2, not
+    # the 1 it read, and records that version
+    assert err is None
+    infos = commit_infos(p)
+    props = dict(spark.sql(f"SHOW TBLPROPERTIES silt.`{p}`").collect())
+    assert "inCommitTimestamp" not in infos[1] and "inCommitTimestamp" in infos[2]
+    assert props["delta.inCommitTimestampEnablementVersion"] == "2"
+    assert props["delta.inCommitTimestampEnablementTimestamp"] == str(infos[2]["inCommitTimestamp"])
+
+
 def test_turning_in_commit_timestamps_on_records_where_they_begin(spark, tmp_path):
     p = str(tmp_path / "later")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableChangeDataFeed = true)")
