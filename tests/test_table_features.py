@@ -418,7 +418,7 @@ def test_generated_columns_are_computed_and_checked_on_every_write(spark, tmp_pa
 
 
 def test_generated_columns_on_other_providers_are_refused_not_dropped(spark, tmp_path):
-    # Spark refuses it before the catalog is asked (and the catalog would too)
+    # Spark refuses it for other providers before the catalog is asked
     with pytest.raises(Exception, match="(?i)generated columns"):
         spark.sql(f"CREATE TABLE gen_parquet (a INT, b INT GENERATED ALWAYS AS (a + 1)) USING parquet "
                   f"LOCATION '{tmp_path / 'gp'}'")

@@ -92,15 +92,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val props = properties.asScala.toMap
-    if (!SiltCatalog.isSiltProvider(props)) {
-      // Spark refuses them in its own session catalog, which declares no support (this catalog does, for Silt tables)
-      columns.find(_.generationExpression != null).foreach { c =>
-        throw new InvalidTableOperationException(s"column ${c.name} of ${ident.name} is GENERATED ALWAYS AS " +
-          s"(${c.generationExpression}), but provider ${props.getOrElse(TableCatalog.PROP_PROVIDER, "(none)")} " +
-          "does not compute generated columns; create the table USING silt (or delta)")
-      }
-      return super.createTable(ident, columns, partitions, properties)
-    }
+    if (!SiltCatalog.isSiltProvider(props)) return super.createTable(ident, columns, partitions, properties)
     createSiltTable(ident, SiltCatalog.schemaOf(columns), partitions, props)
   }
 

@@ -26,11 +26,6 @@ object TableFeatures {
   /** The feature of this name, matched case-insensitively. */
   def named(name: String): Option[TableFeature] = byName.get(name.toLowerCase)
 
-  /** Reader features whose semantics this engine implements when reading. */
-  def SupportedReaderFeatures: Set[String] = all.filter(f => f.isReaderWriter && f.support.reads).map(_.name).toSet
-  /** Writer features whose rules this engine follows when writing. */
-  def SupportedWriterFeatures: Set[String] = all.filter(_.support.writes).map(_.name).toSet
-
   /** The features `p` declares, and for a legacy protocol those its versions imply and `m` uses. */
   def active(p: Protocol, m: Metadata): Seq[TableFeature] = {
     val shape = TableShape.of(m)
