@@ -95,6 +95,8 @@ object ActionCodec {
         r.stats.foreach(o.put("stats", _))
         if (r.tags.nonEmpty) putMap(o, "tags", r.tags)
         r.deletionVector.foreach(dv => o.set[JsonNode]("deletionVector", dvNode(dv)))
+        r.baseRowId.foreach(o.put("baseRowId", _))
+        r.defaultRowCommitVersion.foreach(o.put("defaultRowCommitVersion", _))
       case c: AddCDCFile =>
         val o = root.putObject("cdc")
         o.put("path", c.path)
@@ -140,7 +142,7 @@ object ActionCodec {
   private def remove(b: JsonNode): RemoveFile = RemoveFile(
     req(b, "path").asText, long(b, "deletionTimestamp"), bool(b, "dataChange").getOrElse(true),
     bool(b, "extendedFileMetadata"), stringMap(b, "partitionValues"), long(b, "size"),
-    str(b, "stats"), stringMap(b, "tags"), dv(b))
+    str(b, "stats"), stringMap(b, "tags"), dv(b), long(b, "baseRowId"), long(b, "defaultRowCommitVersion"))
 
   private def dv(b: JsonNode): Option[DeletionVectorDescriptor] =
     Option(b.get("deletionVector")).filterNot(_.isNull).map { d =>

@@ -70,9 +70,10 @@ final case class AddFile(
     if (deletionVector.isEmpty) 0.0 else numPhysicalRecords.filter(_ > 0).map(numDeletedRecords.toDouble / _).getOrElse(1.0)
 
 
+  /** Its tombstone, carrying the row-tracking fields of this add as the protocol asks. */
   def remove(timestamp: Long, dataChange: Boolean = true): RemoveFile =
     RemoveFile(path, Some(timestamp), dataChange, Some(true), partitionValues, Some(size), stats,
-      tags, deletionVector)
+      tags, deletionVector, baseRowId, defaultRowCommitVersion)
 }
 
 /** A tombstone: the file (with that deletion vector) is no longer part of the table. */
@@ -85,7 +86,9 @@ final case class RemoveFile(
     size: Option[Long] = None,
     stats: Option[String] = None,
     tags: Map[String, String] = Map.empty,
-    deletionVector: Option[DeletionVectorDescriptor] = None) extends Action
+    deletionVector: Option[DeletionVectorDescriptor] = None,
+    baseRowId: Option[Long] = None,
+    defaultRowCommitVersion: Option[Long] = None) extends Action
 
 /**
  * A change data file (under `_change_data/`): rows a commit changed, each with its `_change_type`.

@@ -26,7 +26,8 @@ object CheckpointSchema {
     StructField("path", StringType), StructField("deletionTimestamp", LongType),
     StructField("dataChange", BooleanType), StructField("extendedFileMetadata", BooleanType),
     StructField("partitionValues", stringMap), StructField("size", LongType),
-    StructField("deletionVector", deletionVector)))
+    StructField("deletionVector", deletionVector), StructField("baseRowId", LongType),
+    StructField("defaultRowCommitVersion", LongType)))
 
   val metaData: StructType = StructType(Seq(
     StructField("id", StringType), StructField("name", StringType), StructField("description", StringType),

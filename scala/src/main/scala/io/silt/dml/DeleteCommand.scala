@@ -37,7 +37,7 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
       else RowDeletion.wholeFileScan(spark, new SiltFileIndex(spark, t.snapshot, Some(candidates.toIndexedSeq)))
     val unsplit = wholeFileSession.isDefined
     def changesOver(files: Seq[AddFile]) = {
-      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), files, unsplit))
+      val TargetRows(scan, path, row, _) = RowChanges.targetWithRowIds(t.scanOf(wholeFileSession.getOrElse(spark), files, unsplit))
       // With DVs only matching rows matter, so the condition can filter (and be pushed down).
       val (input, action) = if (useDvs) (Filter(cond, scan), RowChanges.actionOf(Nil, RowChange.Delete))
         else (scan, RowChanges.actionOf(Seq(cond -> RowChange.Delete), RowChange.Keep))

@@ -121,8 +121,8 @@ final case class MergeCommand(
     }
 
     private def joined(files: Seq[AddFile], joinType: JoinType, on: Expression): Joined = {
-      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
-      joinedWith(scan, path, row, src, joinType, on)
+      val target = RowChanges.targetWithRowIds(t.scanOf(spark, files))
+      joinedWith(target.plan, target.path, target.row, src, joinType, on)
     }
 
     private def joinedWith(targetRows: LogicalPlan, path: Attribute, row: Attribute, sourceRows: LogicalPlan,
@@ -160,8 +160,8 @@ final case class MergeCommand(
       val matchedIds = matches.select(col(SourceIdColumn).as("__silt_matched_source")).queryExecution.analyzed
       val unmatched = Join(src, matchedIds, LeftAnti, Some(EqualTo(sourceId, matchedIds.output.head)), JoinHint.NONE)
       // An empty target side: every row is a source row without a target row.
-      val (_, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, Nil))
-      val noTarget = LocalRelation(columns ++ Seq(path, row))
+      val TargetRows(_, path, row, tracked) = RowChanges.targetWithRowIds(t.scanOf(spark, Nil))
+      val noTarget = LocalRelation(columns ++ Seq(path, row) ++ tracked)
       frame(changes(joinedWith(noTarget, path, row, unmatched, RightOuter, Literal.FalseLiteral)))
     }
 

@@ -1,6 +1,7 @@
 package io.silt.dml
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.read.RowTrackingColumns
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.{Assignment, LogicalPlan, Project}
 import org.apache.spark.sql.execution.datasources.LogicalRelation
@@ -23,6 +24,9 @@ object RowChange {
     throw new IllegalArgumentException(s"unknown row change $code"))
 }
 
+/** A scan of the target with each row's file path and row index, and on a table with row tracking its id and commit version. */
+final case class TargetRows(plan: LogicalPlan, path: Attribute, row: Attribute, tracked: Seq[Attribute])
+
 /**
  * The common shape of DELETE, UPDATE and MERGE: a plan whose rows are the table's columns (new
  * values where a row is updated or inserted), the data file and row index a target row came
@@ -34,21 +38,26 @@ object RowChanges {
   val ActionColumn = "__silt_action"
 
 
+  /** Each target row's stable row id and row commit version, on a table with row tracking. */
+  val TrackedColumns: Seq[(String, String)] = Seq(
+    RowTrackingColumns.RowId -> "__silt_row_id", RowTrackingColumns.RowCommitVersion -> "__silt_row_commit_version")
+
   /**
-   * The target relation with the file path and row index of each row, keeping the relation's
-   * attribute ids so that conditions analyzed against it still resolve.
+   * The target relation with the file path and row index of each row (and on a table with row
+   * tracking, its id and commit version: `tracked`), keeping the relation's attribute ids so that
+   * conditions analyzed against it still resolve.
    */
-  def targetWithRowIds(target: LogicalRelation): (LogicalPlan, Attribute, Attribute) = {
+  def targetWithRowIds(target: LogicalRelation): TargetRows = {
     val withMeta = target.withMetadataColumns()
     val meta = withMeta.output.find(_.name == "_metadata").getOrElse(
       throw new InvalidTableOperationException("the table's scan has no _metadata column"))
-    def field(name: String) = {
-      val struct = meta.dataType.asInstanceOf[org.apache.spark.sql.types.StructType]
-      GetStructField(meta, struct.fieldIndex(name), Some(name))
-    }
+    val struct = meta.dataType.asInstanceOf[StructType]
+    def field(name: String) = GetStructField(meta, struct.fieldIndex(name), Some(name))
     val path = Alias(field("file_path"), PathColumn)()
     val row = Alias(field("row_index"), RowIndexColumn)()
-    (Project(target.output ++ Seq(path, row), withMeta), path.toAttribute, row.toAttribute)
+    val tracked = TrackedColumns.filter(c => struct.fieldNames.contains(c._1)).map { case (f, name) => Alias(field(f), name)() }
+    TargetRows(Project(target.output ++ Seq(path, row) ++ tracked, withMeta), path.toAttribute, row.toAttribute,
+      tracked.map(_.toAttribute))
   }
 
   /** The action column of a row-change plan: CASE over (condition, action) pairs, else `default`. */
@@ -56,11 +65,16 @@ object RowChanges {
     Alias(if (cases.isEmpty) Literal(default.code)
       else CaseWhen(cases.map { case (c, a) => (c, Literal(a.code)) }, Literal(default.code)), ActionColumn)()
 
-  /** The final projection: the table columns (values chosen per case), path, row index, action, `extra`. */
+  /**
+   * The final projection: the table columns (values chosen per case), path, row index, action,
+   * the target row's tracked id and commit version (when `child` has them), `extra`.
+   */
   def project(columns: Seq[Expression], tableOutput: Seq[Attribute], path: Expression, row: Expression,
       action: Alias, child: LogicalPlan, extra: Seq[NamedExpression] = Nil): Project = {
     val named = columns.zip(tableOutput).map { case (e, a) => Alias(e, a.name)() }
-    Project(named ++ Seq(Alias(Cast(path, StringType), PathColumn)(), Alias(row, RowIndexColumn)(), action) ++ extra, child)
+    val tracked = TrackedColumns.flatMap(c => child.output.find(_.name == c._2))
+    Project(named ++ Seq(Alias(Cast(path, StringType), PathColumn)(), Alias(row, RowIndexColumn)(), action) ++ tracked ++ extra,
+      child)
   }
 
   /**

@@ -5,7 +5,7 @@ import io.silt.features.ChangeDataFeed
 import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
-import io.silt.write.{ChangeDataWriter, DataFileWriter}
+import io.silt.write.{ChangeDataWriter, DataFileWriter, RowTrackingWrites}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
@@ -156,10 +156,17 @@ object RowLevelWriter {
     metrics
   }
 
-  /** Writes rows under the metadata the transaction commits (with the physical names of columns it adds). */
-  private def write(spark: SparkSession, txn: OptimisticTransaction, rows: DataFrame): Seq[AddFile] =
+  /**
+   * Writes rows under the metadata the transaction commits (with the physical names of columns it
+   * adds); on a table with row tracking, with the ids and commit versions of the rows they replace.
+   */
+  private def write(spark: SparkSession, txn: OptimisticTransaction, rows: DataFrame): Seq[AddFile] = {
+    val (id, version) = (RowChanges.TrackedColumns.head._2, RowChanges.TrackedColumns(1)._2)
+    val hidden = RowTrackingWrites.columns(txn.protocol, txn.metadata).filter(_ => rows.columns.contains(id)).toSeq
+      .flatMap(c => RowTrackingWrites.kept(c, col(id), col(version), action === RowChange.Keep.code))
     DataFileWriter.write(spark, txn.log.tablePath,
-      rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column): _*), txn.metadata)
+      rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column) ++ hidden: _*), txn.metadata)
+  }
 
   private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =
     files.map(a => snapshot.filePath(a).toUri.toString -> a).toMap

@@ -29,7 +29,7 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     val useDvs = DeletionVectors.enabled(t.snapshot)
     val preimage = if (t.changeDataFeed) ChangeRows.preimage(columns, columns) else Nil
     def changesOver(files: Seq[AddFile]) = {
-      val (scan, path, row) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
+      val TargetRows(scan, path, row, _) = RowChanges.targetWithRowIds(t.scanOf(spark, files))
       val changes = if (useDvs) {
         val input = condition.map(Filter(_, scan)).getOrElse(scan)
         RowChanges.project(newValues, columns, path, row, RowChanges.actionOf(Nil, RowChange.Update), input, preimage)

@@ -1,10 +1,27 @@
 package io.silt.features
 
+import io.silt.actions.{Action, AddFile}
+import io.silt.errors.InvalidTableOperationException
 import io.silt.features.FeatureKind.Writer
-import io.silt.features.FeatureSupport.ReadOnly
+import io.silt.features.FeatureSupport.ReadWrite
 
-/** Row tracking: stable row ids and row commit versions. */
-object RowTrackingFeature extends Feature("rowTracking", Writer, ReadOnly(
-    "Silt does not assign row ids yet, so a write would leave rows without them")) {
+/**
+ * Row tracking (`delta.enableRowTracking`): stable row ids and row commit versions. Its rules are
+ * in [[RowTracking]]; a commit turning it on for a table with files recommits those files with ids.
+ */
+object RowTrackingFeature extends Feature("rowTracking", Writer, ReadWrite) {
   override def requires: Seq[String] = Seq(DomainMetadataFeature.name)
+  override def neededBy(t: TableShape): Boolean = t.properties.rowTracking
+
+  override def addedActions(c: PendingCommit): Seq[Action] = {
+    val turnedOn = RowTracking.enabled(c.protocol, c.metadata) && c.previous.exists(p => !TableProperties(p.configuration).rowTracking)
+    if (turnedOn) RowTracking.backfill(c.liveFiles(), c.actions) else Nil
+  }
+
+  override def checkCommit(c: PendingCommit): Unit = RowTracking.materializedColumns(c.metadata).foreach { cols =>
+    cols.names.find(n => c.metadata.schema.exists(_.name.equalsIgnoreCase(n))).foreach { n =>
+      throw new InvalidTableOperationException(s"column $n of table ${c.tablePath} has the name row tracking keeps its " +
+        s"hidden ${if (n == cols.rowId) "row ids" else "row commit versions"} in; rename the column")
+    }
+  }
 }

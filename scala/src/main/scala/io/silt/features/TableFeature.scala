@@ -75,6 +75,11 @@ trait TableFeature {
   def neededBy(t: TableShape): Boolean = false
   /** Refuses to read a table whose metadata uses this feature in a way Silt cannot read; called when the protocol has it. */
   def checkRead(tablePath: String, m: Metadata): Unit = ()
+  /**
+   * Actions this feature adds to a commit, from the live files it read (a backfill); called on
+   * every commit, before the checks. A commit given any reads every live file.
+   */
+  def addedActions(c: PendingCommit): Seq[Action] = Nil
   /** Refuses, before anything is written, a commit that breaks this feature's rules; called on every commit. */
   def checkCommit(c: PendingCommit): Unit = ()
 

@@ -54,6 +54,8 @@ object TableProperties {
   val SymlinkManifestKey = "delta.compatibility.symlinkFormatManifest.enabled"
   val EnableTypeWidening = "delta.enableTypeWidening"
   val EnableInCommitTimestamps = "delta.enableInCommitTimestamps"
+  val EnableRowTracking = "delta.enableRowTracking"
+  val RowTrackingSuspended = "delta.rowTrackingSuspended"
   /** Written by the commit that turns in-commit timestamps on for a table with earlier commits. */
   val InCommitTimestampEnablementVersion = "delta.inCommitTimestampEnablementVersion"
   val InCommitTimestampEnablementTimestamp = "delta.inCommitTimestampEnablementTimestamp"
@@ -64,7 +66,7 @@ object TableProperties {
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
     DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
-    EnableTypeWidening, EnableInCommitTimestamps)
+    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -102,9 +104,13 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, checkpointProtectedBefore, inCommitTimestamps,
+    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
       inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
+    if (rowTracking && rowTrackingSuspended) {
+      throw new InvalidTableOperationException(s"$EnableRowTracking and $RowTrackingSuspended cannot both be true: a " +
+        "table whose rows must all have ids cannot suspend giving them. Turn one off.")
+    }
     if (symlinkManifest && deletionVectorsEnabled) {
       throw new InvalidTableOperationException(s"$SymlinkManifestKey and $EnableDeletionVectors cannot both be true: " +
         "symlink manifests cannot carry deletion vectors, so manifest readers would return deleted rows. Turn one off.")
@@ -118,6 +124,10 @@ final case class TableProperties(configuration: Map[String, String]) {
   def appendOnly: Boolean = flag(AppendOnly, default = false)
   /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
   def typeWidening: Boolean = flag(EnableTypeWidening, default = false)
+  /** Whether every row has a stable id and commit version (the `rowTracking` feature). */
+  def rowTracking: Boolean = flag(EnableRowTracking, default = false)
+  /** Whether writers stop giving new rows ids, on a table that supports row tracking without enabling it. */
+  def rowTrackingSuspended: Boolean = flag(RowTrackingSuspended, default = false)
   /** Whether each commit carries its time (`inCommitTimestamp`), which readers then use as the commit's time. */
   def inCommitTimestamps: Boolean = flag(EnableInCommitTimestamps, default = false)
 

@@ -13,7 +13,7 @@ import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
 import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}
-import io.silt.write.{ClusteringColumns, DataFileWriter}
+import io.silt.write.{ClusteringColumns, DataFileWriter, RowTrackingWrites}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
@@ -109,7 +109,9 @@ object OptimizeExecutor {
   /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */
   private def rewrite(spark: SparkSession, snapshot: Snapshot, bin: Bin, zOrderBy: Seq[String],
       settings: OptimizeSettings, curve: Curve): (Seq[AddFile], Int) = {
-    val input: DataFrame = spark.baseRelationToDataFrame(SiltRelation.forFiles(spark, snapshot, bin.files.toIndexedSeq))
+    val input: DataFrame = RowTrackingWrites.copied(
+      spark.baseRelationToDataFrame(SiltRelation.forFiles(spark, snapshot, bin.files.toIndexedSeq)), snapshot.protocol,
+      snapshot.metadata)
     val partitionColumns = snapshot.metadata.partitionColumns
     val (data, cubes) = if (zOrderBy.isEmpty) (input.coalesce(1), 0) else {
       val binSize = bin.files.map(_.size).sum

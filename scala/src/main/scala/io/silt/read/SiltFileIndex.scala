@@ -72,14 +72,14 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
 object SiltFileIndex {
   /**
-   * A file as a scan lists it. One with a deletion vector carries its descriptor to the reader in
-   * the executors; `keepOnly`: a deletion vector whose rows alone are read (see [[DeletedRowFilter]]).
+   * A file as a scan lists it, with its row-tracking fields. One with a deletion vector carries its
+   * descriptor to the reader in the executors; `keepOnly`: a deletion vector whose rows alone are read (see [[DeletedRowFilter]]).
    */
   def statusOf(tablePath: Path, a: AddFile, keepOnly: Option[DeletionVectorDescriptor] = None): FileStatusWithMetadata = {
     val status = new FileStatus(a.size, false, 0, 0, a.modificationTime, TablePaths.absolute(tablePath, a.path))
     val dvs = a.deletionVector.map(DeletedRowFilter.DescriptorKey -> _) ++ keepOnly.map(DeletedRowFilter.KeepOnlyKey -> _)
-    val metadata: Map[String, Any] =
-      if (dvs.isEmpty) Map.empty else (dvs ++ Seq(DeletedRowFilter.TablePathKey -> tablePath.toString)).toMap
+    val metadata: Map[String, Any] = RowTrackingColumns.constantsOf(a).toMap ++
+      (if (dvs.isEmpty) Map.empty else (dvs ++ Seq(DeletedRowFilter.TablePathKey -> tablePath.toString)).toMap)
     FileStatusWithMetadata(status, metadata)
   }
 

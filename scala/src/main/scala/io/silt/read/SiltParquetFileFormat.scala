@@ -27,8 +27,10 @@ import org.apache.spark.util.SerializableConfiguration
  * files are read by their physical names (and, in `id` mode, Parquet field ids).
  */
 class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: () => ScanFiles = () => ScanFiles.Unknown,
-    val mapping: ColumnMapping = ColumnMapping.Disabled)
+    val mapping: ColumnMapping = ColumnMapping.Disabled, val rowTracking: Option[RowTrackingColumns] = None)
     extends ParquetFileFormat {
+
+  override def metadataSchemaFields: Seq[StructField] = super.metadataSchemaFields ++ rowTracking.toSeq.flatMap(_.metadataFields)
 
   @transient private lazy val scanFiles: ScanFiles = Option(files).fold(ScanFiles.Unknown)(_())
 
@@ -43,9 +45,23 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
 
   /** Batches only of columns whose deleted rows [[BatchCompaction]] can drop; rows otherwise. */
   override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
-    super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType)))
+    super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType))) &&
+      !rowTracking.exists(_.requested(schema))
 
   override def buildReaderWithPartitionValues(
+      spark: SparkSession,
+      dataSchema: StructType,
+      partitionSchema: StructType,
+      requiredSchema: StructType,
+      filters: Seq[Filter],
+      options: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = rowTracking.filter(_.requested(requiredSchema)) match {
+    case Some(tracking) => tracking.reader(requiredSchema, partitionSchema, filters,
+      (schema, pushed) => mappedReader(spark, dataSchema, partitionSchema, schema, pushed, options, hadoopConf))
+    case None => mappedReader(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+  }
+
+  private def mappedReader(
       spark: SparkSession,
       dataSchema: StructType,
       partitionSchema: StructType,
@@ -175,10 +191,10 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
 
   override def toString: String = "Parquet"
   override def equals(other: Any): Boolean = other match {
-    case o: SiltParquetFileFormat => o.wholeFiles == wholeFiles && o.mapping == mapping
+    case o: SiltParquetFileFormat => o.wholeFiles == wholeFiles && o.mapping == mapping && o.rowTracking == rowTracking
     case _ => false
   }
-  override def hashCode(): Int = (getClass, wholeFiles, mapping.mode).hashCode()
+  override def hashCode(): Int = (getClass, wholeFiles, mapping.mode, rowTracking).hashCode()
 }
 
 /**

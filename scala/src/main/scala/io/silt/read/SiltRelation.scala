@@ -1,7 +1,7 @@
 package io.silt.read
 
 import io.silt.actions.AddFile
-import io.silt.features.ColumnMapping
+import io.silt.features.{ColumnMapping, RowTracking}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
@@ -32,7 +32,8 @@ object SiltRelation {
       dataSchema = ColumnMapping.logicalSchema(metadata.schema),
       bucketSpec = None,
       fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
-        index.files.exists(_.deletionVector.isDefined)), ColumnMapping.of(metadata)),
+        index.files.exists(_.deletionVector.isDefined)), ColumnMapping.of(metadata),
+        RowTracking.readableColumns(snapshot.protocol, metadata).map(RowTrackingColumns(_))),
       options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }

@@ -38,7 +38,7 @@ final class ConflictChecker(
       case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
       case _: Metadata => conflict(new MetadataChangedException(_), "changed the table's metadata (schema, partitioning or properties)")
       // As in Delta, row tracking's domain (its high-water mark) would be reconciled, not contested.
-      case d: DomainMetadata if ownDomains(d.domain) && d.domain != ConflictChecker.RowTrackingDomain =>
+      case d: DomainMetadata if ownDomains(d.domain) && d.domain != RowTracking.Domain =>
         conflict(new ConcurrentTransactionException(_), s"changed the metadata domain '${d.domain}', which this transaction also changes")
       case t: SetTransaction if ownTxnIds.contains(t.appId) =>
         conflict(new ConcurrentTransactionException(_), s"committed the same application transaction '${t.appId}'")
@@ -86,8 +86,4 @@ final class ConflictChecker(
 
   private def partitionOf(a: AddFile): String =
     if (a.partitionValues.isEmpty) "" else a.partitionValues.map { case (k, v) => s"$k=$v" }.mkString(" (partition ", ", ", ")")
-}
-
-object ConflictChecker {
-  val RowTrackingDomain = "delta.rowTracking"
 }

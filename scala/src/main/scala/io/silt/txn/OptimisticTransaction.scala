@@ -100,9 +100,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   /** Commits `actions` as the next version and returns it. */
   def commit(operationActions: Seq[Action], op: Operation): Long = {
     require(!committed, "a transaction commits once")
-    val actions = operationActions ++ appTransaction
-    val pending = PendingCommit(log.tablePath.toString, readSnapshot.map(_.metadata), metadata, protocol, actions,
-      () => readSnapshot.map(_.files).getOrElse(IndexedSeq.empty))
+    val named = RowTracking.withColumnNames(protocol, metadata)
+    if (named ne metadata) newMetadata = Some(named)
+    def pendingWith(actions: Seq[Action]) = PendingCommit(log.tablePath.toString, readSnapshot.map(_.metadata), metadata,
+      protocol, actions, () => readSnapshot.map(_.files).getOrElse(IndexedSeq.empty))
+    val added = TableFeatures.all.flatMap(_.addedActions(pendingWith(operationActions)))
+    if (added.nonEmpty) filesToValidate()
+    val actions = operationActions ++ added ++ appTransaction
+    val pending = pendingWith(actions)
     TableFeatures.all.foreach(_.checkCommit(pending))
     checkManifestCompatible(actions)
     val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
@@ -128,18 +133,22 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     val stamped = TableProperties(metadata.configuration).inCommitTimestamps
     // Turned on by this commit on a table with commits before it: where they begin is recorded.
     val enabling = stamped && readSnapshot.exists(s => !TableProperties(s.metadata.configuration).inCommitTimestamps)
+    // Fresh row ids are assigned at each attempt, above the mark of the commits that won before it.
+    val assignsRowIds = RowTracking.assigning(protocol, metadata)
+    var rowIdMark = readSnapshot.flatMap(s => RowTracking.highWaterMark(s.domains.values))
     var version = readVersion + 1
     var attempt = 1
     while (true) {
       val now = CommitClock.now()
       // strictly after the commit before, even when this machine's clock is behind it
       val inCommit = if (stamped) Some(if (version == 0) now else math.max(now, log.commitTime(version - 1) + 1)) else None
-      val attemptBody = if (!enabling) body else body.map {
+      val stampedBody = if (!enabling) body else body.map {
         case m: Metadata => m.copy(configuration = m.configuration ++ Map(
           TableProperties.InCommitTimestampEnablementVersion -> version.toString,
           TableProperties.InCommitTimestampEnablementTimestamp -> inCommit.get.toString))
         case other => other
       }
+      val attemptBody = if (assignsRowIds) RowTracking.assign(stampedBody, rowIdMark, version) else stampedBody
       val info = CommitInfo(commitInfoJson(op, isBlindAppend, level, inCommit.getOrElse(now), inCommit))
       val lines = (info +: attemptBody).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
@@ -157,7 +166,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
         throw new ConcurrentModificationException(s"gave up committing to ${log.tablePath} after " +
           s"$attempt attempts (${SiltSettings.CommitMaxAttempts.key}); nothing was committed")
       }
-      checker.check(version, log.readCommit(version))
+      val winning = log.readCommit(version)
+      checker.check(version, winning)
+      RowTracking.highWaterMark(winning.collect { case d: DomainMetadata => d }).foreach(m => rowIdMark = Some(m))
       OptimisticTransaction.backoff(backoffMs, attempt)
       version += 1
       attempt += 1

@@ -65,8 +65,9 @@ object DataFileWriter {
     val logicalData = qe.analyzed.output.filterNot(a => partitionAttrs.exists(_.exprId == a.exprId))
     val dataSchema = StructType(logicalData.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
       .getOrElse(StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
-    val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(dataSchema, metadata).toIndexedSeq
-      else IndexedSeq.empty)
+    val hidden = RowTrackingWrites.hiddenNames(metadata)
+    val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(
+      StructType(dataSchema.filterNot(f => hidden(f.name))), metadata).toIndexedSeq else IndexedSeq.empty)
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
