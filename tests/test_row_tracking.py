@@ -174,3 +174,24 @@ def test_with_column_mapping_and_partitions(spark, tmp_path):
         f"SELECT id, _metadata.row_id AS row_id FROM silt.`{p}` WHERE _metadata.row_id >= 0").collect()}
     assert after == {i: r for i, (r, _) in before.items()}
     assert spark.sql(f"SELECT id FROM silt.`{p}` WHERE _metadata.row_id = {before[3][0]}").first().id == 3
+
+
+def test_a_clone_keeps_the_ids_and_continues_above_them(spark, tmp_path):
+    src, dst = str(tmp_path / "src"), str(tmp_path / "dst")
+    tracked_table(spark, src)
+    spark.sql(f"CREATE TABLE silt.`{dst}` SHALLOW CLONE silt.`{src}`")
+    assert ids(spark, dst) == ids(spark, src)
+    spark.sql(f"INSERT INTO silt.`{dst}` VALUES (4, 'd')")
+    assert ids(spark, dst)[4][0] == 3 and high_water_mark(dst) == 3
+
+
+def test_restore_brings_back_the_ids_of_the_restored_rows(spark, tmp_path):
+    p = str(tmp_path / "t")
+    tracked_table(spark, p, dvs=False)
+    before = ids(spark, p)
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 2")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (4, 'd')")
+    spark.sql(f"RESTORE TABLE silt.`{p}` TO VERSION AS OF 1")
+    assert ids(spark, p) == before
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (5, 'e')")
+    assert ids(spark, p)[5][0] > max(r for r, _ in before.values()) + 1

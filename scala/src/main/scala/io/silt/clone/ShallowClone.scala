@@ -5,7 +5,7 @@ import java.util.UUID
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
 import io.silt.actions.DomainMetadata
-import io.silt.features.{Clustering, ProtocolRequest, TableFeatures}
+import io.silt.features.{Clustering, ProtocolRequest, RowTracking, TableFeatures}
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.{CreateMode, Operation, OptimisticTransaction}
 import io.silt.write.TableWriter
@@ -71,12 +71,17 @@ object ShallowClone {
     if (dv.storageType != DvStorage.Relative) dv
     else dv.copy(storageType = DvStorage.Absolute, pathOrInlineDv = fs.makeQualified(dv.filePath(sourceRoot)).toUri.toString)
 
-  /** The source's clustering columns go with its layout; a replaced target's own clustering goes. */
+  /**
+   * The source's clustering columns go with its layout; a replaced target's own clustering goes.
+   * The files keep the source's row ids, so the clone's high-water mark is at least the source's.
+   */
   private def cloneDomains(source: Snapshot, target: Option[Snapshot]): Seq[DomainMetadata] = {
     val fromSource = source.domains.get(Clustering.Domain).filterNot(_.removed).toSeq
     val dropped = target.flatMap(_.domains.get(Clustering.Domain)).filterNot(_.removed)
       .filter(_ => fromSource.isEmpty).map(_.copy(removed = true)).toSeq
-    fromSource ++ dropped
+    val rowIdMark = RowTracking.highWaterMark(source.domains.values).map(m =>
+      RowTracking.markDomain((Seq(m) ++ target.flatMap(t => RowTracking.highWaterMark(t.domains.values))).max))
+    fromSource ++ dropped ++ rowIdMark
   }
 
   /** A new clone does not adopt files already in its folder (nobody asked for them in the table). */

@@ -65,7 +65,10 @@ object RowTracking {
    * deletion vector added to a file, a restored file) keep them; removes carry what their adds had.
    */
   def assign(actions: Seq[Action], highWaterMark: Option[Long], version: Long): Seq[Action] = {
-    var mark = highWaterMark.getOrElse(-1L)
+    // A commit may carry a mark of its own (a clone takes its source's): ids go above both.
+    val declared = this.highWaterMark(actions.collect { case d: DomainMetadata => d })
+    val start = (highWaterMark ++ declared).maxOption
+    var mark = start.getOrElse(-1L)
     val assigned = actions.map {
       case a: AddFile =>
         val base = a.baseRowId.getOrElse {
@@ -78,11 +81,14 @@ object RowTracking {
         a.copy(baseRowId = Some(base), defaultRowCommitVersion = a.defaultRowCommitVersion.orElse(Some(version)))
       case other => other
     }
-    val moved = mark > highWaterMark.getOrElse(-1L)
+    val moved = mark > start.getOrElse(-1L)
     val withoutOwnMark = assigned.filterNot { case d: DomainMetadata => d.domain == Domain; case _ => false }
-    if (moved) withoutOwnMark :+ DomainMetadata(Domain, s"""{"$HighWaterMarkKey":$mark,"domainName":"$Domain"}""", removed = false)
-    else assigned
+    if (moved) withoutOwnMark :+ markDomain(mark) else assigned
   }
+
+  /** The domain recording `mark` as the highest row id assigned (with the domain's name, as Delta writes it). */
+  def markDomain(mark: Long): DomainMetadata =
+    DomainMetadata(Domain, s"""{"$HighWaterMarkKey":$mark,"domainName":"$Domain"}""", removed = false)
 
   /** The live files a commit turning row tracking on must recommit with ids (the backfill): those without any. */
   def backfill(live: Seq[AddFile], actions: Seq[Action]): Seq[AddFile] = {
