@@ -198,15 +198,15 @@ def test_alter_column_type_widens_without_rewriting_files(spark, tmp_path):
 # ---------------------------------------------------------------- refused by name
 
 def test_features_silt_does_not_write_are_refused_naming_the_feature_and_why(spark, tmp_path):
-    p = str(tmp_path / "rt")
+    p = str(tmp_path / "ic")
     spark.range(3).write.format("silt").save(p)
     append_commit(p, [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
-                                    "writerFeatures": ["rowTracking", "domainMetadata", "appendOnly", "invariants"]}}])
+                                    "writerFeatures": ["identityColumns", "appendOnly", "invariants"]}}])
     assert spark.read.format("silt").load(p).count() == 3  # a writer-only feature: reads go on
     msg = raises_silt(silt.UnsupportedTableFeatureException,
                       lambda: spark.range(1).write.format("silt").mode("append").save(p))
-    assert "rowTracking" in msg and "row ids" in msg
-    for name in ["rowTracking", "variantShredding", "icebergCompatV2", "catalogManaged"]:
+    assert "identityColumns" in msg and "identity values" in msg
+    for name in ["identityColumns", "variantShredding", "icebergCompatV2", "catalogManaged"]:
         q = str(tmp_path / f"new_{name}")
         msg = raises_silt(silt.UnsupportedTableFeatureException, lambda: spark.sql(
             f"CREATE TABLE silt.`{q}` (id INT) USING silt TBLPROPERTIES ('delta.feature.{name}' = 'supported')"))
