@@ -136,3 +136,49 @@ def test_generated_columns_round_trip(spark, tmp_path):
                            {"op": "query", "sql": rows.format(t=f"delta.`{r}`")}])
     assert final[0]["rows"] == [["1", "2024-01-05"], ["2", "2024-02-05"]] == silt_rows(spark, rows, s)
     assert final[1]["rows"] == [["1", "2020-01-01"], ["2", "2024-04-05"]] == silt_rows(spark, rows, r)
+
+
+ROW_IDS = "SELECT id, v, _metadata.row_id, _metadata.row_commit_version FROM {t} ORDER BY id"
+
+
+def test_row_tracking_round_trip(spark, tmp_path):
+    """Each engine continues the other's row-tracking table with UPDATE, MERGE, DELETE and OPTIMIZE;
+    each reads the ids the other gave, unchanged and updated rows keep theirs, new rows get fresh ones."""
+    import deltalake
+    ref, own = str(tmp_path / "ref_rt"), str(tmp_path / "silt_rt")
+    q = lambda p: {"op": "query", "sql": ROW_IDS.format(t=f"delta.`{p}`")}
+    first = run_reference([{"op": "sql", "statements": [
+        f"CREATE TABLE delta.`{ref}` (id INT, v STRING) USING delta TBLPROPERTIES "
+        "(delta.enableRowTracking = true, delta.enableDeletionVectors = true)",
+        f"INSERT INTO delta.`{ref}` VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        f"INSERT INTO delta.`{ref}` VALUES (4, 'd')",
+        f"UPDATE delta.`{ref}` SET v = 'B' WHERE id = 2"]}, q(ref)])
+    assert first[0].get("ok", True), first
+    assert silt_rows(spark, ROW_IDS, ref) == first[1]["rows"]
+
+    # Silt continues the reference's table; the reference reads the ids Silt kept and gave
+    before = {r[0]: r[2] for r in first[1]["rows"]}
+    spark.sql(f"UPDATE silt.`{ref}` SET v = 'C' WHERE id = 3")
+    spark.createDataFrame([(4, "D"), (5, "e")], "id INT, v STRING").createOrReplaceTempView("rt_src")
+    spark.sql(f"MERGE INTO silt.`{ref}` t USING rt_src s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+    spark.sql(f"DELETE FROM silt.`{ref}` WHERE id = 1")
+    spark.sql(f"OPTIMIZE silt.`{ref}`")
+    mine = silt_rows(spark, ROW_IDS, ref)
+    theirs = run_reference([q(ref)])[0]["rows"]
+    assert theirs == mine
+    assert {r[0]: r[2] for r in theirs if r[0] != "5"} == {k: v for k, v in before.items() if k != "1"}
+    assert int(next(r[2] for r in theirs if r[0] == "5")) > max(int(v) for v in before.values())
+
+    # the reference continues Silt's table (copy-on-write DML, OPTIMIZE)
+    spark.sql(f"CREATE TABLE silt.`{own}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableRowTracking = true)")
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql(f"UPDATE silt.`{own}` SET v = 'B' WHERE id = 2")
+    spark.sql(f"OPTIMIZE silt.`{own}`")
+    mine = silt_rows(spark, ROW_IDS, own)
+    after = run_reference([q(own), {"op": "sql", "statements": [
+        f"UPDATE delta.`{own}` SET v = 'A' WHERE id = 1", f"INSERT INTO delta.`{own}` VALUES (4, 'd')"]}, q(own)])
+    assert after[0]["rows"] == mine
+    assert silt_rows(spark, ROW_IDS, own) == after[2]["rows"]
+    assert [r[2] for r in after[2]["rows"][:3]] == [r[2] for r in mine]
+    assert sorted(deltalake.DeltaTable(own).to_pyarrow_table().column("id").to_pylist()) == [1, 2, 3, 4]
