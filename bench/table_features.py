@@ -6,7 +6,9 @@ feature/plain (target <= 1.10, report only).
   generated_computed  two generated columns (`CAST(ts AS DATE)`, `year(day)`) the append leaves out:
                       computed, then checked
   generated_given     the same columns given by the DataFrame: checked only
-  row_tracking        not measured yet: Silt does not write row tracking (issue 33)
+  row_tracking        `delta.enableRowTracking`: each file gets row ids at commit; then an UPDATE of
+                      a tenth of the rows (deletion vectors on both tables), whose new rows keep
+                      their ids: ratio to the same UPDATE on the plain table
 """
 import argparse
 import statistics
@@ -28,8 +30,10 @@ def bench_features(spark, rows, reps):
     """Times the appends of each table kind, alternating their order; returns the result."""
     # Every table exists before its timed append, so that each append is one commit to an existing table.
     def create(kind, p):
-        ddl = GENERATED_DDL if kind != "plain" else PLAIN_DDL
-        spark.sql(f"CREATE TABLE silt.`{p}` {ddl} USING silt")
+        ddl = GENERATED_DDL if kind.startswith("generated") else PLAIN_DDL
+        props = {"plain": "delta.enableDeletionVectors = true",
+                 "row_tracking": "delta.enableDeletionVectors = true, delta.enableRowTracking = true"}.get(kind)
+        spark.sql(f"CREATE TABLE silt.`{p}` {ddl} USING silt" + (f" TBLPROPERTIES ({props})" if props else ""))
 
     # The plain table gets the same ten columns, computed by the DataFrame: the difference is the feature's work.
     def frame(kind):
@@ -37,13 +41,15 @@ def bench_features(spark, rows, reps):
         return df if kind == "generated_computed" else df.selectExpr("*", "CAST(ts AS DATE) AS ts_day",
                                                                       "year(day) AS day_year")
 
-    kinds = ["plain", "generated_computed", "generated_given"]
+    kinds = ["plain", "generated_computed", "generated_given", "row_tracking"]
+    updated = ["plain", "row_tracking"]
     for kind in kinds:  # warm-up: class loading, the first commit, the analyzer rules
         p = SCRATCH / f"warmup-{kind}"
         create(kind, p)
         frame(kind).limit(1000).write.format("silt").mode("append").save(str(p))
         rm(p)
     times = {k: [] for k in kinds}
+    update_times = {k: [] for k in updated}
     for i in range(reps):
         for kind in alternating(kinds, i):
             p = SCRATCH / f"{kind}-{i}"
@@ -51,8 +57,13 @@ def bench_features(spark, rows, reps):
             secs, _ = timed(lambda: frame(kind).write.format("silt").mode("append").save(str(p)))
             times[kind].append(secs)
             say(f"  append {kind:19s} rep {i}: {secs:6.2f} s")
+            if kind in updated:
+                secs, _ = timed(lambda: spark.sql(f"UPDATE silt.`{p}` SET amount = amount + 1 WHERE id % 10 = 0"))
+                update_times[kind].append(secs)
+                say(f"  update {kind:19s} rep {i}: {secs:6.2f} s")
             rm(p)
     ratios = {k: [t / q for t, q in zip(times[k], times["plain"])] for k in kinds if k != "plain"}
+    ratios["row_tracking_update"] = [t / q for t, q in zip(update_times["row_tracking"], update_times["plain"])]
     medians = {k: statistics.median(v) for k, v in ratios.items()}
     return {
         "benchmark": "table_features",
@@ -60,9 +71,10 @@ def bench_features(spark, rows, reps):
         "reps": reps,
         "seconds": times,
         "median_seconds": {k: statistics.median(v) for k, v in times.items()},
+        "update_seconds": update_times,
+        "median_update_seconds": {k: statistics.median(v) for k, v in update_times.items()},
         "ratios_over_plain": ratios,
         "median_ratio_over_plain": medians,
-        "row_tracking": "not measured: Silt does not write row tracking yet",
         "target": TARGET_RATIO,
         "meets_target": all(m <= TARGET_RATIO for m in medians.values()),
     }
@@ -89,4 +101,6 @@ def summary_rows(r):
             ("table_features", f"generated columns computed / plain (target <= {r['target']})",
              f"{q['generated_computed']:.3f}"),
             ("table_features", "generated columns given (checked) / plain", f"{q['generated_given']:.3f}"),
-            ("table_features", "row tracking / plain", "not measured (not written yet)")]
+            ("table_features", "row tracking append / plain", f"{q['row_tracking']:.3f}"),
+            ("table_features", f"row tracking UPDATE of 10% / plain ({r['median_update_seconds']['plain']:.2f} s)",
+             f"{q['row_tracking_update']:.3f}")]

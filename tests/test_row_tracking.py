@@ -74,6 +74,9 @@ def test_rows_keep_their_ids_through_dml_and_optimize(spark, tmp_path, dvs):
     after = ids(spark, p)
     assert {i: r for i, (r, _) in after.items()} == {i: r for i, (r, _) in before.items()}
     assert after[2][1] == after[9][1] == v_update
+    # the hidden version column holds null for the updated rows: a filter on it is not pushed to Parquet
+    changed = spark.sql(f"SELECT id FROM silt.`{p}` WHERE _metadata.row_commit_version = {v_update} ORDER BY id")
+    assert [r.id for r in changed.collect()] == [2, 9]
     assert all(after[i] == before[i] for i in before if i not in (2, 9))
 
     spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 3")

@@ -467,3 +467,27 @@ def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path)
         with pytest.raises(Exception):
             silt.errors.reraise(lambda: spark.sql(data).write.format("silt").mode("append")
                                 .option("mergeSchema", "true").save(target))
+
+
+def test_merge_with_schema_evolution_widens_types_where_delta_does(spark, tmp_path):
+    p = str(tmp_path / "merge_widen")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, n INT, s STRUCT<x: SMALLINT>) USING silt "
+              "TBLPROPERTIES (delta.enableTypeWidening = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 10, named_struct('x', 1S)), (2, 20, named_struct('x', 2S))")
+    spark.sql("SELECT 2 AS id, 5000000000L AS n, named_struct('x', 70000) AS s UNION ALL "
+              "SELECT 3, 7L, named_struct('x', 3)").createOrReplaceTempView("wide_src")
+    spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING wide_src s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    schema = spark.read.format("silt").load(p).schema
+    assert [f.dataType.simpleString() for f in schema.fields] == ["int", "bigint", "struct<x:int>"]
+    assert schema["n"].metadata["delta.typeChanges"] == [{"toType": "long", "fromType": "integer"}]
+    assert sorted(tuple(r) for r in spark.read.format("silt").load(p).selectExpr("id", "n", "s.x").collect()) == \
+        [(1, 10, 1), (2, 5000000000, 70000), (3, 7, 3)]
+    # integers are not widened to decimal by themselves (as in Delta Lake): the value is cast to the column's type
+    before = len(list(Path(p, "_delta_log").glob("*.json")))
+    spark.sql("SELECT 1 AS id, CAST(9 AS DECIMAL(20, 0)) AS n").createOrReplaceTempView("dec_src")
+    spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING dec_src s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET n = s.n")
+    assert spark.read.format("silt").load(p).schema["n"].dataType.simpleString() == "bigint"
+    assert spark.read.format("silt").load(p).where("id = 1").first().n == 9
+    assert len(list(Path(p, "_delta_log").glob("*.json"))) == before + 1

@@ -1,6 +1,7 @@
 package io.silt.dml
 
 import io.silt.errors.{SchemaMismatchException, UnsupportedOptionException}
+import io.silt.features.TableProperties
 import io.silt.log.Snapshot
 import io.silt.read.SiltRelation
 import io.silt.write.SchemaEvolution
@@ -17,7 +18,8 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, St
 /**
  * MERGE WITH SCHEMA EVOLUTION (or with `spark.silt.schema.autoMerge.enabled`): what `UPDATE SET *`
  * / `INSERT *` (or `SET new_column = …`) assign but the target lacks becomes part of the target:
- * new nullable columns, and new fields of the structs assigned whole (also inside arrays and maps).
+ * new nullable columns, new fields of the structs assigned whole (also inside arrays and maps), and
+ * on a table with type widening, the wider types of values where Delta widens by itself.
  * The MERGE is planned against the widened schema, its files read as null there, and the
  * new metadata is committed with its rows, in one commit: a MERGE that fails adds nothing. Spark
  * leaves the keys of new columns unresolved until the target has them; Silt's own rule widens the
@@ -25,8 +27,12 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, St
  */
 object MergeSchemaEvolution {
 
-  /** The target's schema (`table`, the log's) widened with what `m` assigns; `table` itself when nothing is new. */
-  private def widenedSchema(m: MergeIntoTable, table: StructType): StructType = {
+  /**
+   * The target's schema (`table`, the log's) widened with what `m` assigns; `table` itself when
+   * nothing is new. `widenTypes` (the table has `delta.enableTypeWidening`): a column (or field)
+   * assigned a wider type takes it where Delta widens by itself ([[TypeWidening.automatic]]).
+   */
+  private def widenedSchema(m: MergeIntoTable, table: StructType, widenTypes: Boolean): StructType = {
     val assignments = (m.matchedActions ++ m.notMatchedActions).flatMap {
       case u: UpdateAction => u.assignments
       case i: InsertAction => i.assignments
@@ -40,13 +46,14 @@ object MergeSchemaEvolution {
         // Silt's MERGE assigns whole columns, so a new field is added by assigning its struct whole
         if (path.size > 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
           s"EVOLUTION cannot add ${parts.mkString(".")} by itself: assign the whole struct ${path.head} (UPDATE SET *)")
-        mergeInto(schema, StructField(path.head, value.dataType)).getOrElse(schema)
-      // A struct of another type than the target's, which Spark casts to the target's type: its new
-      // fields are added (a conflicting type is left to Spark's cast, which names it). The value is
-      // then matched to the widened struct by name (RowChanges.castTo).
+        mergeInto(schema, StructField(path.head, value.dataType), widenTypes).getOrElse(schema)
+      // A value of another type than the target's, which Spark casts to the target's type: a
+      // struct's new fields are added, a wider type taken where the table widens types (a
+      // conflicting type is left to Spark's cast, which names it). A struct value is then matched
+      // to the widened struct by name (RowChanges.castTo).
       case (schema, Assignment(key: Attribute, c: Cast)) if c.child.resolved && c.dataType == key.dataType &&
-          key.dataType != c.child.dataType && hasStruct(c.child.dataType) =>
-        mergeInto(schema, StructField(key.name, c.child.dataType)).getOrElse(schema)
+          key.dataType != c.child.dataType && (hasStruct(c.child.dataType) || widenTypes) =>
+        mergeInto(schema, StructField(key.name, c.child.dataType), widenTypes).getOrElse(schema)
       case (schema, _) => schema
     }
   }
@@ -84,8 +91,8 @@ object MergeSchemaEvolution {
   }
 
   /** `schema` with `field` merged in (a new column, or new nested fields); None when the types conflict. */
-  private def mergeInto(schema: StructType, field: StructField): Option[StructType] =
-    try Some(SchemaEvolution.merge(schema, StructType(Seq(field)), mergeSchema = true)) catch {
+  private def mergeInto(schema: StructType, field: StructField, widenTypes: Boolean): Option[StructType] =
+    try Some(SchemaEvolution.merge(schema, StructType(Seq(field)), mergeSchema = true, widen = widenTypes)) catch {
       case _: SchemaMismatchException => None
     }
 
@@ -105,7 +112,7 @@ object MergeSchemaEvolution {
   def againstWidenedTarget(spark: SparkSession, m: MergeIntoTable, r: DataSourceV2Relation, snapshot: Snapshot,
       catalogTable: Option[CatalogTable]): MergeIntoTable = {
     val current = snapshot.metadata.schema
-    val schema = widenedSchema(m, current)
+    val schema = widenedSchema(m, current, TableProperties(snapshot.metadata.configuration).typeWidening)
     val target = if (schema == current) snapshot
       else snapshot.withUncommittedMetadata(snapshot.metadata.copy(schemaString = schema.json))
     val relation = SiltRelation.forSnapshot(spark, target)
