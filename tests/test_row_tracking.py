@@ -198,3 +198,17 @@ def test_restore_brings_back_the_ids_of_the_restored_rows(spark, tmp_path):
     assert ids(spark, p) == before
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (5, 'e')")
     assert ids(spark, p)[5][0] > max(r for r, _ in before.values()) + 1
+
+
+def test_row_and_batch_readers_give_the_same_ids(spark, tmp_path):
+    p = str(tmp_path / "t")
+    tracked_table(spark, p, rows=[(i, f"v{i}") for i in range(1, 7)])
+    spark.sql(f"UPDATE silt.`{p}` SET v = 'x' WHERE id % 2 = 0")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (7, 'g')")
+    batches = ids(spark, p)
+    spark.conf.set("spark.sql.parquet.enableVectorizedReader", "false")
+    try:
+        assert ids(spark, p) == batches
+    finally:
+        spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
+    assert len({r for r, _ in batches.values()}) == 7

@@ -45,8 +45,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
 
   /** Batches only of columns whose deleted rows [[BatchCompaction]] can drop; rows otherwise. */
   override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
-    super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType))) &&
-      !rowTracking.exists(_.requested(schema))
+    super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType)))
 
   override def buildReaderWithPartitionValues(
       spark: SparkSession,
@@ -56,8 +55,11 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
       filters: Seq[Filter],
       options: Map[String, String],
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = rowTracking.filter(_.requested(requiredSchema)) match {
-    case Some(tracking) => tracking.reader(requiredSchema, partitionSchema, filters,
-      (schema, pushed) => mappedReader(spark, dataSchema, partitionSchema, schema, pushed, options, hadoopConf))
+    case Some(tracking) =>
+      val batches = spark.sessionState.conf.parquetVectorizedReaderEnabled &&
+        options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
+      tracking.reader(requiredSchema, partitionSchema, filters, batches, spark.sessionState.conf.offHeapColumnVectorEnabled,
+        (schema, pushed) => mappedReader(spark, dataSchema, partitionSchema, schema, pushed, options, hadoopConf))
     case None => mappedReader(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
   }
 
