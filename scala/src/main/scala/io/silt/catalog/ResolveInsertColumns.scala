@@ -1,5 +1,7 @@
 package io.silt.catalog
 
+import io.silt.expressions.IdentityPlaceholder
+import io.silt.features.IdentityColumns
 import io.silt.write.{ColumnDefaults, GeneratedColumns}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
@@ -10,7 +12,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 /**
  * `INSERT INTO t (columns) …` into a Silt table: the columns it leaves out join the list, each
- * with its value as Delta gives it: a generated column's expression over the given columns, else
+ * with its value as Delta gives it: an identity column's next values, a generated column's
+ * expression over the given columns, else
  * the column's default, else NULL. Spark would give a generated column NULL (which its check then
  * refuses), and Spark 4.0 refuses a list that leaves any column out.
  */
@@ -28,8 +31,8 @@ final class ResolveInsertColumns(spark: SparkSession) extends Rule[LogicalPlan] 
             // the query's columns under the table's names, so that generation expressions can name them
             val named = Project(i.query.output.zip(i.userSpecifiedCols).map { case (a, n) => Alias(a, n)() }, i.query)
             val filled = missing.map { f =>
-              val value: Expression = GeneratedColumns.of(f).orElse(ColumnDefaults.of(f)).map(parse)
-                .getOrElse(Literal(null))
+              val value: Expression = if (IdentityColumns.specOf(f).isDefined) IdentityPlaceholder(f.name)
+                else GeneratedColumns.of(f).orElse(ColumnDefaults.of(f)).map(parse).getOrElse(Literal(null))
               Alias(Cast(value, f.dataType), f.name)()
             }
             i.copy(userSpecifiedCols = i.userSpecifiedCols ++ missing.map(_.name), query = Project(named.output ++ filled, named))

@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
-import io.silt.features.ColumnMapping
+import io.silt.features.{ColumnMapping, IdentityColumns}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.write.{ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
@@ -33,7 +33,8 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
   // Defaults and generation expressions reach createTable as given (kept as Delta keeps them).
   override def capabilities(): util.Set[TableCatalogCapability] =
     util.EnumSet.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE,
-      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_GENERATED_COLUMNS)
+      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_GENERATED_COLUMNS,
+      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_IDENTITY_COLUMNS)
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
 
@@ -281,12 +282,14 @@ object SiltCatalog {
   def isSiltProvider(props: Map[String, String]): Boolean =
     props.get(TableCatalog.PROP_PROVIDER).exists(p => DeltaNames.isSilt(p))
 
-  /** The table schema of declared columns, their defaults and generation expressions kept as Delta keeps them. */
+  /** The table schema of declared columns, their defaults, generation expressions and identities kept as Delta keeps them. */
   def schemaOf(columns: Array[Column]): StructType = StructType(columns.toSeq.map { c =>
     val f = StructField(c.name, c.dataType, c.nullable)
     val commented = Option(c.comment).map(f.withComment).getOrElse(f)
     val defaulted = ColumnDefaults.withDefault(commented, Option(c.defaultValue).map(_.getSql))
-    Option(c.generationExpression).map(GeneratedColumns.withExpression(defaulted, _)).getOrElse(defaulted)
+    val generated = Option(c.generationExpression).map(GeneratedColumns.withExpression(defaulted, _)).getOrElse(defaulted)
+    Option(c.identityColumnSpec).map(i => IdentityColumns.define(generated, i.getStart, i.getStep, i.isAllowExplicitInsert))
+      .getOrElse(generated)
   })
 
   private[catalog] val ReservedProperties = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_LOCATION,

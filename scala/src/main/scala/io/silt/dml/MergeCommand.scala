@@ -3,6 +3,7 @@ package io.silt.dml
 import io.silt.errors.InvalidTableOperationException
 import io.silt.actions.AddFile
 import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.write.IdentityColumnWrites
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftAnti, LeftOuter, RightOuter}
@@ -40,6 +41,15 @@ final case class MergeCommand(
   import MergeCommand._
 
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
+    // Identity values are generated from the metadata this transaction commits, before any plan runs.
+    val placed = notMatched.flatMap(a => IdentityColumnWrites.placed(a)).toSet
+    if (placed.isEmpty) merge(spark, t, txn) else {
+      val values = IdentityColumnWrites.values(spark, txn, txn.metadata, placed)
+      copy(notMatched = notMatched.map(_.transform(values).asInstanceOf[MergeAction])).merge(spark, t, txn)
+    }
+  }
+
+  private def merge(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     // A target row outside the ON condition's target-only conjuncts matches no source row, so
     // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
     val readCondition = if (notMatchedBySource.nonEmpty) None else targetOnly(condition, t).reduceLeftOption(And)

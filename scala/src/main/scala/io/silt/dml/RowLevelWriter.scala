@@ -5,7 +5,7 @@ import io.silt.features.ChangeDataFeed
 import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
-import io.silt.write.{ChangeDataWriter, DataFileWriter, RowTrackingWrites}
+import io.silt.write.{ChangeDataWriter, DataFileWriter, IdentityColumnWrites, RowTrackingWrites}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
@@ -164,8 +164,9 @@ object RowLevelWriter {
     val (id, version) = (RowChanges.TrackedColumns.head._2, RowChanges.TrackedColumns(1)._2)
     val hidden = RowTrackingWrites.columns(txn.protocol, txn.metadata).filter(_ => rows.columns.contains(id)).toSeq
       .flatMap(c => RowTrackingWrites.kept(c, col(id), col(version), action === RowChange.Keep.code))
+    val selected = rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column) ++ hidden: _*)
     DataFileWriter.write(spark, txn.log.tablePath,
-      rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column) ++ hidden: _*), txn.metadata)
+      IdentityColumnWrites.generate(spark, selected, txn, txn.metadata, newRows = false), txn.metadata)
   }
 
   private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =

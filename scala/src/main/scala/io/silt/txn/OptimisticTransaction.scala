@@ -46,6 +46,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     val upgrading = !replacingTable && previous.exists(p => !ColumnMapping.of(p).enabled)
     newMetadata = Some(ColumnMapping.assign(m, upgrading))
   }
+  private var atCommit = Seq.empty[Metadata => Metadata]
+  /** Changes the metadata when the commit is written, from what the write found (identity columns' marks). */
+  def updateMetadataAtCommit(f: Metadata => Metadata): Unit = atCommit :+= f
+
   def updateProtocol(p: Protocol): Unit = newProtocol = Some(p)
   /** Whether this transaction has set a protocol (a new table's, or an upgrade). */
   def protocolUpdated: Boolean = newProtocol.isDefined
@@ -100,6 +104,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   /** Commits `actions` as the next version and returns it. */
   def commit(operationActions: Seq[Action], op: Operation): Long = {
     require(!committed, "a transaction commits once")
+    val finished = atCommit.foldLeft(metadata)((m, f) => f(m))
+    if (finished != metadata) newMetadata = Some(finished)
     val named = RowTracking.withColumnNames(protocol, metadata)
     if (named ne metadata) newMetadata = Some(named)
     def pendingWith(actions: Seq[Action]) = PendingCommit(log.tablePath.toString, readSnapshot.map(_.metadata), metadata,

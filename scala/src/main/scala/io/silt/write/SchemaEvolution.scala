@@ -1,6 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.SchemaMismatchException
+import io.silt.features.IdentityColumns
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.Cast
@@ -61,11 +62,12 @@ object SchemaEvolution {
   }
 
   /** `data` with exactly the table's columns, in the table's order, cast to the table's types; a missing column takes its
-   * generation expression's value or its default. */
+   * identity value, its generation expression's value or its default. */
   def align(data: DataFrame, table: StructType): DataFrame = {
     val columns = table.fields.map { t =>
       data.schema.fields.find(_.name.equalsIgnoreCase(t.name)) match {
         case Some(d) => alignColumn(Identifiers.column(d.name), d.dataType, t.dataType).as(t.name)
+        case None if IdentityColumns.specOf(t).isDefined => IdentityColumnWrites.placeholder(t).as(t.name)
         case None => GeneratedColumns.of(t).map(GeneratedColumns.valueFor(t, _)).getOrElse(ColumnDefaults.valueFor(t)).as(t.name)
       }
     }

@@ -63,7 +63,8 @@ object TableWriter {
     }.getOrElse(data)
     // Dynamic mode replaces the partitions the data has; a table without partitions is one partition.
     val dynamic = opts.dynamicPartitionOverwrite && overwrite && metadata.partitionColumns.nonEmpty
-    val aligned = SchemaEvolution.align(checked, metadata.schema)
+    val aligned = IdentityColumnWrites.generate(spark, SchemaEvolution.align(checked, metadata.schema), txn, metadata,
+      newRows = true)
     val added = DataFileWriter.write(spark, tablePath, aligned, metadata, opts.fileWriterOptions)
       .map(_.copy(dataChange = opts.dataChange))
     val removed = if (!overwrite || !txn.tableExists) Nil
@@ -133,8 +134,8 @@ object TableWriter {
     val schema = if (data.isDefined) SchemaEvolution.asNullable(table.schema) else table.schema
     val metadata = prepareMetadata(txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
     val clustering = TableClustering.forCommit(txn, table.clusterBy, defines = true, replacing = true)
-    val added = data.map(d => DataFileWriter.write(spark, tablePath, SchemaEvolution.align(d, metadata.schema),
-      metadata, opts.fileWriterOptions)).getOrElse(Nil)
+    val added = data.map(d => DataFileWriter.write(spark, tablePath, IdentityColumnWrites.generate(spark,
+      SchemaEvolution.align(d, metadata.schema), txn, metadata, newRows = true), metadata, opts.fileWriterOptions)).getOrElse(Nil)
     val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
     val now = System.currentTimeMillis()
     // Recorded whenever the commit sets the clustering: [] when a REPLACE clears it, as Delta does.

@@ -1,0 +1,105 @@
+"""Identity columns: values generated for rows that leave the column out (INSERT, DataFrame appends,
+MERGE inserts), unique and above the high-water mark kept in the schema; ALWAYS refuses given
+values, no identity value is updated; concurrent writers conflict rather than repeat a value."""
+import json
+from pathlib import Path
+
+import pytest
+
+import silt
+from conftest import concurrently
+from silt.delta.tables import DeltaTable, IdentityGenerator
+from test_writes import raises_silt
+
+
+def schema_field(path, name):
+    metas = [json.loads(line)["metaData"] for f in sorted(Path(path, "_delta_log").glob("*.json"))
+             for line in f.read_text().splitlines() if '"metaData"' in line]
+    fields = json.loads(metas[-1]["schemaString"])["fields"]
+    return next(f for f in fields if f["name"] == name)
+
+
+def values(spark, p, col="id"):
+    return sorted(r[0] for r in spark.sql(f"SELECT {col} FROM silt.`{p}`").collect())
+
+
+@pytest.mark.smoke
+def test_always_identity_generates_unique_values_above_the_mark(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 10 INCREMENT BY 5), "
+              "v STRING) USING silt")
+    meta = schema_field(p, "id")["metadata"]
+    assert (meta["delta.identity.start"], meta["delta.identity.step"], meta["delta.identity.allowExplicitInsert"]) == \
+        (10, 5, False)
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('a'), ('b'), ('c')")
+    first = values(spark, p)
+    assert len(set(first)) == 3 and all(v >= 10 and (v - 10) % 5 == 0 for v in first)
+    assert schema_field(p, "id")["metadata"]["delta.identity.highWaterMark"] == max(first)
+    spark.range(50).selectExpr("CAST(id AS STRING) AS v").repartition(4).write.format("silt").mode("append").save(p)
+    spark.createDataFrame([("m",)], "v STRING").createOrReplaceTempView("id_src")
+    spark.sql(f"MERGE INTO silt.`{p}` t USING id_src s ON t.v = s.v WHEN NOT MATCHED THEN INSERT (v) VALUES (s.v)")
+    got = values(spark, p)
+    assert len(got) == 54 and len(set(got)) == 54
+    assert all(v > max(first) for v in got if v not in first)
+    assert all((v - 10) % 5 == 0 for v in got)
+    assert schema_field(p, "id")["metadata"]["delta.identity.highWaterMark"] == max(got)
+    protocol = [json.loads(line)["protocol"] for line in (Path(p) / "_delta_log" / f"{0:020d}.json").read_text()
+                .splitlines() if '"protocol"' in line][0]
+    assert protocol["minWriterVersion"] >= 6
+
+
+def test_always_refuses_given_values_and_no_identity_value_is_updated(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING silt")
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('a')")
+    before = len(list(Path(p, "_delta_log").glob("*.json")))
+    for attempt in [
+        lambda: spark.sql(f"INSERT INTO silt.`{p}` VALUES (5, 'b')"),
+        lambda: spark.sql(f"INSERT INTO silt.`{p}` (id, v) VALUES (5, 'b')"),
+        lambda: spark.createDataFrame([(5, "b")], "id BIGINT, v STRING").write.format("silt").mode("append").save(p),
+        lambda: spark.sql(f"UPDATE silt.`{p}` SET id = 7"),
+        lambda: spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 1 AS id, 'z' AS v) s ON t.v = s.v "
+                          "WHEN NOT MATCHED THEN INSERT *"),
+    ]:
+        msg = raises_silt(silt.errors.InvalidTableOperationException, attempt)
+        assert "identity column id" in msg
+    assert len(list(Path(p, "_delta_log").glob("*.json"))) == before
+    spark.sql(f"UPDATE silt.`{p}` SET v = 'A'")  # other columns update as usual
+    assert [tuple(r) for r in spark.sql(f"SELECT id, v FROM silt.`{p}`").collect()] == [(1, "A")]
+
+
+def test_by_default_takes_given_values_and_generates_the_others(spark, tmp_path):
+    p = str(tmp_path / "t")
+    (DeltaTable.create(spark).location(p)
+        .addColumn("id", "BIGINT", generatedByDefaultAs=IdentityGenerator(start=-1, step=-1))
+        .addColumn("v", "STRING").execute())
+    meta = schema_field(p, "id")["metadata"]
+    assert meta["delta.identity.allowExplicitInsert"] is True and meta["delta.identity.step"] == -1
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (100, 'given')")
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('x'), ('y')")
+    got = values(spark, p)
+    assert 100 in got and sorted(v for v in got if v != 100) == [-2, -1]
+    assert schema_field(p, "id")["metadata"]["delta.identity.highWaterMark"] == -2
+
+
+def test_concurrent_identity_writers_conflict_rather_than_repeat_values(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING silt")
+    err = concurrently(spark, p, lambda: spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('first')"),
+                       lambda: spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('second')"))
+    assert isinstance(err, silt.errors.MetadataChangedException), err
+    assert [tuple(r) for r in spark.sql(f"SELECT id, v FROM silt.`{p}`").collect()] == [(1, "second")]
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('again')")
+    assert values(spark, p) == [1, 2]
+
+
+def test_identity_definitions_refused_where_delta_refuses_them(spark, tmp_path):
+    for ddl in ["(id INT GENERATED ALWAYS AS IDENTITY, v STRING)",
+                "(id BIGINT GENERATED ALWAYS AS IDENTITY (INCREMENT BY 0), v STRING)"]:
+        q = str(tmp_path / f"bad{len(ddl)}")
+        with pytest.raises(Exception, match="identity|IDENTITY|step|increment|INCREMENT"):
+            silt.errors.reraise(lambda: spark.sql(f"CREATE TABLE silt.`{q}` {ddl} USING silt"))
+        assert not Path(q, "_delta_log").exists()
+    q = str(tmp_path / "part")
+    raises_silt(silt.errors.InvalidTableOperationException, lambda: spark.sql(
+        f"CREATE TABLE silt.`{q}` (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING silt PARTITIONED BY (id)"))
