@@ -46,6 +46,8 @@ siltStatement
     | ALTER TABLE table=tableRef DROP CONSTRAINT (IF EXISTS)? name=identifier #dropConstraint
     | ALTER TABLE table=tableRef (ALTER | CHANGE) COLUMN? column=qualifiedName
         SET NOT NULL                                                          #setNotNull
+    | ALTER TABLE table=tableRef (ALTER | CHANGE) COLUMN? column=qualifiedName
+        SYNC IDENTITY                                                         #syncIdentity
     ;
 
 // LITE / FULL, RETAIN n HOURS and DRY RUN, in any order (as Delta Lake's grammar takes them).
@@ -110,7 +112,7 @@ nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | FULL | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
-    | CLONE | TBLPROPERTIES | LOCATION
+    | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -141,6 +143,8 @@ TABLE: 'TABLE';
 APPLY: 'APPLY';
 PURGE: 'PURGE';
 ALTER: 'ALTER';
+SYNC: 'SYNC';
+IDENTITY: 'IDENTITY';
 ADD: 'ADD';
 CONSTRAINT: 'CONSTRAINT';
 CHECK: 'CHECK';

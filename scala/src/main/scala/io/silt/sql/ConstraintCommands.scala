@@ -1,6 +1,6 @@
 package io.silt.sql
 
-import io.silt.write.TableConstraints
+import io.silt.write.{SyncIdentity, TableConstraints}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
@@ -24,6 +24,14 @@ final case class DropConstraintCommand(table: TableRef, name: String, ifExists: 
 final case class SetNotNullCommand(table: TableRef, column: Seq[String]) extends LeafRunnableCommand {
   override def run(spark: SparkSession): Seq[Row] = {
     TableConstraints.setNotNull(spark, table.path(spark), column)
+    Nil
+  }
+}
+
+/** ALTER TABLE … ALTER COLUMN c SYNC IDENTITY: the identity column's high-water mark brought up to its values. */
+final case class SyncIdentityCommand(table: TableRef, column: Seq[String]) extends LeafRunnableCommand {
+  override def run(spark: SparkSession): Seq[Row] = {
+    SyncIdentity.run(spark, table.path(spark), column)
     Nil
   }
 }

@@ -110,6 +110,9 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDropConstraint(ctx: P.DropConstraintContext): LogicalPlan =
     DropConstraintCommand(tableRef(ctx.table), SiltSqlAstBuilder.identifier(ctx.name.getText), ctx.EXISTS != null)
 
+  override def visitSyncIdentity(ctx: P.SyncIdentityContext): LogicalPlan =
+    SyncIdentityCommand(tableRef(ctx.table), ctx.column.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)
+
   override def visitSetNotNull(ctx: P.SetNotNullContext): LogicalPlan =
     SetNotNullCommand(tableRef(ctx.table), ctx.column.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)
 
