@@ -48,6 +48,8 @@ siltStatement
         SET NOT NULL                                                          #setNotNull
     | ALTER TABLE table=tableRef (ALTER | CHANGE) COLUMN? column=qualifiedName
         SYNC IDENTITY                                                         #syncIdentity
+    | ALTER TABLE table=tableRef DROP FEATURE feature=featureName
+        (TRUNCATE HISTORY)?                                                   #dropFeature
     ;
 
 // LITE / FULL, RETAIN n HOURS and DRY RUN, in any order (as Delta Lake's grammar takes them).
@@ -55,6 +57,12 @@ vacuumModifier
     : vacuumType=(LITE | FULL)
     | RETAIN number HOURS
     | DRY RUN
+    ;
+
+// A feature name may hold a dash (typeWidening-preview).
+featureName
+    : identifier ('-' identifier)?
+    | STRING
     ;
 
 cloneClause
@@ -112,7 +120,7 @@ nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | FULL | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
-    | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY
+    | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY | FEATURE | TRUNCATE
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -144,6 +152,8 @@ APPLY: 'APPLY';
 PURGE: 'PURGE';
 ALTER: 'ALTER';
 SYNC: 'SYNC';
+FEATURE: 'FEATURE';
+TRUNCATE: 'TRUNCATE';
 IDENTITY: 'IDENTITY';
 ADD: 'ADD';
 CONSTRAINT: 'CONSTRAINT';

@@ -212,3 +212,25 @@ def test_identity_columns_round_trip(spark, tmp_path):
     own_ids = {r[1]: int(r[0]) for r in after[2]["rows"]}
     assert own_ids["r1"] < min(own_ids["s1"], own_ids["s2"]) and own_ids["given"] == 1000
     assert silt_rows(spark, "SELECT id, v FROM {t} ORDER BY id", ref) == after[1]["rows"]
+
+
+def test_drop_feature_round_trip(spark, tmp_path):
+    """A table Silt dropped deletion vectors from is read and written by the reference; one the
+    reference dropped them from (its empty commits and protected checkpoints) is read and written by Silt."""
+    own, ref = str(tmp_path / "silt_drop"), str(tmp_path / "ref_drop")
+    spark.sql(f"CREATE TABLE silt.`{own}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql(f"DELETE FROM silt.`{own}` WHERE id = 2")
+    spark.sql(f"ALTER TABLE silt.`{own}` DROP FEATURE deletionVectors")
+    q = lambda p: {"op": "query", "sql": f"SELECT id, v FROM delta.`{p}` ORDER BY id"}
+    res = run_reference([q(own), {"op": "sql", "statements": [
+        f"DELETE FROM delta.`{own}` WHERE id = 3",
+        f"CREATE TABLE delta.`{ref}` (id INT, v STRING) USING delta TBLPROPERTIES (delta.enableDeletionVectors = true)",
+        f"INSERT INTO delta.`{ref}` VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        f"DELETE FROM delta.`{ref}` WHERE id = 2",
+        f"ALTER TABLE delta.`{ref}` DROP FEATURE deletionVectors"]}, q(own)])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == [["1", "a"], ["3", "c"]] and res[2]["rows"] == [["1", "a"]]
+    assert silt_rows(spark, "SELECT id, v FROM {t} ORDER BY id", ref) == [["1", "a"], ["3", "c"]]
+    spark.sql(f"INSERT INTO silt.`{ref}` VALUES (4, 'd')")
+    assert run_reference([q(ref)])[0]["rows"] == [["1", "a"], ["3", "c"], ["4", "d"]]

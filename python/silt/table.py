@@ -144,6 +144,12 @@ class SiltTable:
         """Adds a table feature to the protocol (``delta.feature.<name> = supported``). ``t.add_feature("deletionVectors")``"""
         return self.set_properties({f"delta.feature.{feature}": "supported"})
 
+    def drop_feature(self, feature: str, truncate_history: bool = False) -> "DataFrame":
+        """Drops a table feature from the protocol (``ALTER TABLE … DROP FEATURE``), after turning it off
+        and cleaning up its traces. ``t.drop_feature("deletionVectors")``"""
+        suffix = " TRUNCATE HISTORY" if truncate_history else ""
+        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._ref} DROP FEATURE {_quote_ident(feature)}{suffix}"))
+
     def merge(self, source: "DataFrame", condition: Union[str, "Column"], source_alias: Optional[str] = "source",
               target_alias: Optional[str] = "target") -> "MergeBuilder":
         """Starts a MERGE of ``source`` into the table. An alias of None leaves that side unaliased (the

@@ -115,6 +115,10 @@ class DeltaTable:
         """Adds a table feature to the protocol."""
         self._table.add_feature(featureName)
 
+    def dropFeatureSupport(self, featureName: str, truncateHistory: Optional[bool] = None) -> None:
+        """Drops a table feature from the protocol (``ALTER TABLE … DROP FEATURE``)."""
+        self._table.drop_feature(featureName, bool(truncateHistory))
+
     def generate(self, mode: str) -> None:
         """Writes the manifests of ``mode`` (``"symlink_format_manifest"``)."""
         self._table.generate(mode)

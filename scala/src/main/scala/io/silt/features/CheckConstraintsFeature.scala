@@ -7,4 +7,6 @@ import io.silt.features.FeatureSupport.ReadWrite
 object CheckConstraintsFeature extends Feature("checkConstraints", Writer, ReadWrite) {
   override def legacyVersions: Option[(Int, Int)] = Some((1, 3))
   override def neededBy(t: TableShape): Boolean = t.properties.checkConstraints.nonEmpty
+  override def drop: Option[FeatureDrop] =
+    Some(FeatureDrop(Nil, blockers = m => TableProperties(m.configuration).checkConstraints.keys.toSeq.sorted))
 }

@@ -8,4 +8,7 @@ import io.silt.features.FeatureSupport.ReadWrite
  * `delta.requireCheckpointProtectionBeforeVersion` stay; Silt's log cleanup then deletes nothing
  * that old (`checkpoint.LogCleanup`).
  */
-object CheckpointProtectionFeature extends Feature("checkpointProtection", Writer, ReadWrite)
+object CheckpointProtectionFeature extends Feature("checkpointProtection", Writer, ReadWrite) {
+  override def dropRefusal: String = "Delta Lake drops it only with TRUNCATE HISTORY, once the history before " +
+    "the protected version is gone; Silt does not truncate history"
+}

@@ -80,6 +80,10 @@ trait TableFeature {
    * every commit, before the checks. A commit given any reads every live file.
    */
   def addedActions(c: PendingCommit): Seq[Action] = Nil
+  /** How DROP FEATURE removes it; None: it cannot be dropped (as in Delta), or not by Silt yet (`dropRefusal`). */
+  def drop: Option[FeatureDrop] = None
+  /** Why DROP FEATURE refuses it, when `drop` is None. */
+  def dropRefusal: String = "Delta Lake does not let this feature be dropped"
   /** Refuses, before anything is written, a commit that breaks this feature's rules; called on every commit. */
   def checkCommit(c: PendingCommit): Unit = ()
 

@@ -34,6 +34,12 @@ object TableFeatures {
     else legacyFeatures(p.minWriterVersion).filter(f => f.support.writes || f.neededBy(shape))
   }
 
+  /** Every feature `p` declares (for a legacy protocol, every one its versions imply); unknown names left out. */
+  def declared(p: Protocol): Seq[TableFeature] =
+    if (p.minWriterVersion == 7) (p.readerFeatures.getOrElse(Set.empty) ++ p.writerFeatures.getOrElse(Set.empty) ++
+      impliedByReader(p)).toSeq.sorted.flatMap(named)
+    else legacyFeatures(p.minWriterVersion) ++ impliedByReader(p).flatMap(named)
+
   /** Refuses to read a table that needs something this reader does not implement. */
   def checkReadable(tablePath: String, p: Protocol, m: Metadata): Unit = {
     if (p.minReaderVersion > MaxReaderVersion) {

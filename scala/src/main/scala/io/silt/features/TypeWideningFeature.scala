@@ -12,6 +12,8 @@ import io.silt.features.FeatureSupport.ReadWrite
 final class TypeWideningFeature(preview: Boolean)
     extends Feature(if (preview) "typeWidening-preview" else "typeWidening", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = !preview && t.properties.typeWidening
+  override def dropRefusal: String = "Silt cannot drop it yet (Delta rewrites the files written before each type " +
+    "change first); drop it with Delta Lake, or keep it"
 
   // A reader must know every change it is asked to apply to old files.
   override def checkRead(tablePath: String, m: Metadata): Unit =

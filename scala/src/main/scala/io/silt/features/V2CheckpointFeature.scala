@@ -6,4 +6,7 @@ import io.silt.features.FeatureSupport.ReadWrite
 /** UUID-named V2 checkpoints with sidecars (`delta.checkpointPolicy = v2`). */
 object V2CheckpointFeature extends Feature("v2Checkpoint", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = t.properties.checkpointPolicy == CheckpointPolicy.V2
+  // The drop's own checkpoint is then a classic one, which readers of the downgraded table start from.
+  override def drop: Option[FeatureDrop] =
+    Some(FeatureDrop(Seq(TableProperties.CheckpointPolicyKey -> Some(CheckpointPolicy.Classic.name))))
 }

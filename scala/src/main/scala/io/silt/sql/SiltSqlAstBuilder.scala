@@ -110,6 +110,13 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDropConstraint(ctx: P.DropConstraintContext): LogicalPlan =
     DropConstraintCommand(tableRef(ctx.table), SiltSqlAstBuilder.identifier(ctx.name.getText), ctx.EXISTS != null)
 
+  override def visitDropFeature(ctx: P.DropFeatureContext): LogicalPlan = {
+    val f = ctx.feature
+    val name = Option(f.STRING).map(s => SiltSqlAstBuilder.unquote(s.getText))
+      .getOrElse(f.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).mkString("-"))
+    DropFeatureCommand(tableRef(ctx.table), name, ctx.TRUNCATE != null)
+  }
+
   override def visitSyncIdentity(ctx: P.SyncIdentityContext): LogicalPlan =
     SyncIdentityCommand(tableRef(ctx.table), ctx.column.identifier().asScala.map(i => SiltSqlAstBuilder.identifier(i.getText)).toSeq)
 

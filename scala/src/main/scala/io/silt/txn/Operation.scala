@@ -172,6 +172,14 @@ object Operation {
       .getOrElse(Map.empty)
   }
 
+  /** ALTER TABLE … DROP FEATURE: the commit that takes the feature out of the protocol. */
+  final case class DropFeature(featureName: String, truncateHistory: Boolean) extends Operation {
+    def name: String = "DROP FEATURE"
+    def parameters: Map[String, String] =
+      Map("featureName" -> featureName, "truncateHistory" -> truncateHistory.toString)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   final case class Restore(version: Long, metrics: Map[String, Long]) extends Operation {
     def name: String = "RESTORE"
     def parameters: Map[String, String] = Map("version" -> version.toString)

@@ -1,0 +1,33 @@
+package io.silt.features
+
+import io.silt.actions.{Metadata, Protocol}
+
+/** The work a feature's files need before DROP FEATURE can take it out of the protocol. */
+sealed abstract class DropCleanup(val description: String)
+object DropCleanup {
+  /** Nothing: turning its properties off is enough. */
+  case object None extends DropCleanup("none")
+  /** Every deletion vector purged (REORG … APPLY (PURGE)), so that no file needs one to be read. */
+  case object PurgeDeletionVectors extends DropCleanup("purge deletion vectors")
+}
+
+/**
+ * How DROP FEATURE removes a feature (Delta's rules): the properties it turns off (a value, or
+ * None: unset), what the user must remove first (`blockers`: names), and the cleanup of its files.
+ */
+final case class FeatureDrop(disable: Seq[(String, Option[String])], cleanup: DropCleanup = DropCleanup.None,
+    blockers: Metadata => Seq[String] = _ => Nil)
+
+/** The protocol a table has once a feature is dropped. */
+object FeatureDrops {
+  /**
+   * `p` without `feature`: the least protocol holding the features it declares but that one, with
+   * `checkpointProtection` when readers had to understand the dropped feature (their history
+   * before the drop still needs it; Delta's rule).
+   */
+  def protocolWithout(p: Protocol, feature: TableFeature): Protocol = {
+    val rest = TableFeatures.declared(p).filterNot(_ == feature)
+    val protection = if (feature.isReaderWriter) Seq(CheckpointProtectionFeature) else Nil
+    TableFeatures.protocolOf(TableFeatures.withRequired((rest ++ protection).distinct))
+  }
+}

@@ -1,0 +1,103 @@
+"""ALTER TABLE … DROP FEATURE (and DeltaTable.dropFeatureSupport): the feature turned off, its traces
+cleaned up, the protocol lowered in a commit of its own; checkpointProtection and a checkpoint at
+the drop for features readers had to understand; refusals name the feature and why."""
+import json
+from pathlib import Path
+
+import pytest
+
+import silt
+from silt.delta.tables import DeltaTable
+from test_writes import raises_silt
+
+
+def commits(path):
+    out = []
+    for f in sorted(Path(path, "_delta_log").glob("*.json")):
+        out.append([json.loads(line) for line in f.read_text().splitlines() if line.strip()])
+    return out
+
+
+def protocol(path):
+    return [a["protocol"] for c in commits(path) for a in c if "protocol" in a][-1]
+
+
+def operations(path):
+    return [next(a["commitInfo"]["operation"] for a in c if "commitInfo" in a) for c in commits(path)]
+
+
+def rows(spark, p, version=None):
+    r = spark.read.format("silt")
+    if version is not None:
+        r = r.option("versionAsOf", version)
+    return sorted(tuple(x) for x in r.load(p).collect())
+
+
+@pytest.mark.smoke
+def test_dropping_deletion_vectors_purges_them_and_protects_the_history(spark, tmp_path):
+    p = str(tmp_path / "dv")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 2")
+    before = rows(spark, p)
+    spark.sql(f"ALTER TABLE silt.`{p}` DROP FEATURE deletionVectors")
+    assert operations(p)[-3:] == ["UNSET TBLPROPERTIES", "REORG", "DROP FEATURE"]
+    drop_version = len(commits(p)) - 1
+    proto = protocol(p)
+    assert "deletionVectors" not in proto.get("readerFeatures", []) + proto.get("writerFeatures", [])
+    assert "checkpointProtection" in proto["writerFeatures"] and proto["minReaderVersion"] == 1
+    detail = spark.sql(f"DESCRIBE DETAIL silt.`{p}`").first()
+    assert detail.properties["delta.requireCheckpointProtectionBeforeVersion"] == str(drop_version)
+    assert "delta.enableDeletionVectors" not in detail.properties
+    assert Path(p, "_delta_log", f"{drop_version:020d}.checkpoint.parquet").exists()
+    assert all("deletionVector" not in a.get("add", {}) for c in commits(p)[-2:] for a in c)
+    assert rows(spark, p) == before and rows(spark, p, version=2) == before  # history still reads
+    # deletes now rewrite files instead of writing deletion vectors
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 3")
+    assert operations(p)[-1] == "DELETE" and all("deletionVector" not in a.get("add", {}) for a in commits(p)[-1])
+    assert rows(spark, p) == [(1, "a")]
+
+
+def test_dropping_writer_features_lowers_the_protocol(spark, tmp_path):
+    p = str(tmp_path / "ict")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    DeltaTable.forPath(spark, p).dropFeatureSupport("inCommitTimestamp")
+    assert protocol(p) == {"minReaderVersion": 1, "minWriterVersion": 2}
+    assert spark.sql(f"DESCRIBE DETAIL silt.`{p}`").first().properties["delta.enableInCommitTimestamps"] == "false"
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
+    assert "inCommitTimestamp" not in next(a["commitInfo"] for a in commits(p)[-1] if "commitInfo" in a)
+
+    q = str(tmp_path / "cc")
+    spark.sql(f"CREATE TABLE silt.`{q}` (id INT) USING silt")
+    spark.sql(f"ALTER TABLE silt.`{q}` ADD CONSTRAINT pos CHECK (id > 0)")
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{q}` DROP FEATURE checkConstraints"))
+    assert "pos" in msg
+    spark.sql(f"ALTER TABLE silt.`{q}` DROP CONSTRAINT pos")
+    spark.sql(f"ALTER TABLE silt.`{q}` DROP FEATURE checkConstraints")
+    assert protocol(q) == {"minReaderVersion": 1, "minWriterVersion": 2}
+
+
+def test_features_that_cannot_be_dropped_are_refused_by_name(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableTypeWidening = true, "
+              "delta.columnMapping.mode = 'name', delta.enableChangeDataFeed = true)")
+    before = len(commits(p))
+    for statement, words in [
+        ("DROP FEATURE typeWidening", ["typeWidening", "yet"]),
+        ("DROP FEATURE columnMapping", ["columnMapping", "yet"]),
+        ("DROP FEATURE changeDataFeed", ["changeDataFeed", "does not let"]),
+        ("DROP FEATURE deletionVectors", ["deletionVectors", "does not have it"]),
+        ("DROP FEATURE noSuchFeature", ["noSuchFeature", "no table feature"]),
+        ("DROP FEATURE `typeWidening-preview`", ["typeWidening-preview", "does not have it"]),
+    ]:
+        msg = raises_silt(silt.errors.InvalidTableOperationException,
+                          lambda: spark.sql(f"ALTER TABLE silt.`{p}` {statement}"))
+        assert all(w in msg for w in words), msg
+    q = str(tmp_path / "dv")
+    spark.sql(f"CREATE TABLE silt.`{q}` (id INT) USING silt TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{q}` DROP FEATURE deletionVectors TRUNCATE HISTORY"))
+    assert "TRUNCATE HISTORY" in msg
+    assert len(commits(p)) == before and len(commits(q)) == 1
