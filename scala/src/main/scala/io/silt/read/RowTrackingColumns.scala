@@ -54,7 +54,8 @@ final case class RowTrackingColumns(columns: MaterializedRowColumns) {
     val (n, p) = (readSchema.length, partition.length)
     def ref(i: Int, f: StructField) = BoundReference(i, f.dataType, nullable = true)
     val indexRef = BoundReference(readSchema.fieldIndex(rowIndex), LongType, nullable = true)
-    val (baseRef, versionRef) = (BoundReference(n + p, LongType, nullable = true), BoundReference(n + p + 1, LongType, nullable = true))
+    val baseRef = BoundReference(n + p, LongType, nullable = true)
+    val versionRef = BoundReference(n + p + 1, LongType, nullable = true)
     val outputs = required.fields.toSeq.zipWithIndex.map {
       case (f, i) if f.name == columns.rowId => Coalesce(Seq(ref(i, f), Add(baseRef, indexRef)))
       case (f, i) if f.name == columns.rowCommitVersion => Coalesce(Seq(ref(i, f), versionRef))
@@ -92,11 +93,11 @@ final case class RowTrackingColumns(columns: MaterializedRowColumns) {
           val out = kept.map { i =>
             filled.get(i) match {
               case Some(isId) =>
-                val (kept, fill) = (batch.column(i), vectors(i).forRows(rows))
+                val (stored, fill) = (batch.column(i), vectors(i).forRows(rows))
                 val rowIndexes = batch.column(index)
                 var r = 0
                 while (r < rows) {
-                  if (!kept.isNullAt(r)) fill.putLong(r, kept.getLong(r))
+                  if (!stored.isNullAt(r)) fill.putLong(r, stored.getLong(r))
                   else if (isId && base.isDefined) fill.putLong(r, base.get + rowIndexes.getLong(r))
                   else if (!isId && version.isDefined) fill.putLong(r, version.get)
                   else fill.putNull(r)
