@@ -1,21 +1,17 @@
 """ALTER TABLE … DROP FEATURE (and DeltaTable.dropFeatureSupport): the feature turned off, its traces
 cleaned up, the protocol lowered in a commit of its own; checkpointProtection and a checkpoint at
 the drop for features readers had to understand; refusals name the feature and why."""
-import json
 from pathlib import Path
 
 import pytest
 
 import silt
 from silt.delta.tables import DeltaTable
+from test_row_tracking import log_actions
 from test_writes import raises_silt
 
 
-def commits(path):
-    out = []
-    for f in sorted(Path(path, "_delta_log").glob("*.json")):
-        out.append([json.loads(line) for line in f.read_text().splitlines() if line.strip()])
-    return out
+commits = log_actions  # every commit's actions, in order
 
 
 def protocol(path):
@@ -58,6 +54,7 @@ def test_dropping_deletion_vectors_purges_them_and_protects_the_history(spark, t
     assert rows(spark, p) == [(1, "a")]
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_dropping_writer_features_lowers_the_protocol(spark, tmp_path):
     p = str(tmp_path / "ict")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")

@@ -68,6 +68,7 @@ def test_always_refuses_given_values_and_no_identity_value_is_updated(spark, tmp
     assert [tuple(r) for r in spark.sql(f"SELECT id, v FROM silt.`{p}`").collect()] == [(1, "A")]
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_by_default_takes_given_values_and_generates_the_others(spark, tmp_path):
     p = str(tmp_path / "t")
     (DeltaTable.create(spark).location(p)
@@ -93,6 +94,7 @@ def test_concurrent_identity_writers_conflict_rather_than_repeat_values(spark, t
     assert values(spark, p) == [1, 2]
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_identity_definitions_refused_where_delta_refuses_them(spark, tmp_path):
     for ddl in ["(id INT GENERATED ALWAYS AS IDENTITY, v STRING)",
                 "(id BIGINT GENERATED ALWAYS AS IDENTITY (INCREMENT BY 0), v STRING)"]:

@@ -97,6 +97,7 @@ def test_rows_keep_their_ids_through_dml_and_optimize(spark, tmp_path, dvs):
     assert len(set(r for r, _ in merged.values())) == len(merged)
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_turning_it_on_backfills_the_files_already_there(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING) USING silt")
@@ -114,6 +115,7 @@ def test_turning_it_on_backfills_the_files_already_there(spark, tmp_path):
     assert spark.sql(f"SELECT count(*) FROM silt.`{p}`").first()[0] == 3
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_removes_carry_the_ids_of_their_files(spark, tmp_path):
     p = str(tmp_path / "t")
     tracked_table(spark, p, dvs=False)
@@ -132,6 +134,7 @@ def test_removes_carry_the_ids_of_their_files(spark, tmp_path):
     assert ids(spark, p) == before
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_concurrent_appends_get_disjoint_ids(spark, tmp_path):
     p = str(tmp_path / "t")
     tracked_table(spark, p)
@@ -146,6 +149,7 @@ def test_concurrent_appends_get_disjoint_ids(spark, tmp_path):
     assert got[20][1] == 2 and got[10][1] == got[11][1] == 3
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_suspended_and_supported_only(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING) USING silt TBLPROPERTIES "
@@ -164,6 +168,7 @@ def test_suspended_and_supported_only(spark, tmp_path):
         f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES (delta.enableRowTracking = true)"))
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_with_column_mapping_and_partitions(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING, part STRING) USING silt PARTITIONED BY (part) TBLPROPERTIES "
@@ -179,6 +184,7 @@ def test_with_column_mapping_and_partitions(spark, tmp_path):
     assert spark.sql(f"SELECT id FROM silt.`{p}` WHERE _metadata.row_id = {before[3][0]}").first().id == 3
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_a_clone_keeps_the_ids_and_continues_above_them(spark, tmp_path):
     src, dst = str(tmp_path / "src"), str(tmp_path / "dst")
     tracked_table(spark, src)
@@ -188,6 +194,7 @@ def test_a_clone_keeps_the_ids_and_continues_above_them(spark, tmp_path):
     assert ids(spark, dst)[4][0] == 3 and high_water_mark(dst) == 3
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_restore_brings_back_the_ids_of_the_restored_rows(spark, tmp_path):
     p = str(tmp_path / "t")
     tracked_table(spark, p, dvs=False)
@@ -200,6 +207,7 @@ def test_restore_brings_back_the_ids_of_the_restored_rows(spark, tmp_path):
     assert ids(spark, p)[5][0] > max(r for r, _ in before.values()) + 1
 
 
+@pytest.mark.full  # second tier; the smoke tests here stay in make test
 def test_row_and_batch_readers_give_the_same_ids(spark, tmp_path):
     p = str(tmp_path / "t")
     tracked_table(spark, p, rows=[(i, f"v{i}") for i in range(1, 7)])
