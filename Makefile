@@ -21,12 +21,22 @@ PYSPARK_4.2   := 4.2.0
 PYSPARK_4.3   := 4.3.0
 FROM_PYSPARK  := 4.3
 VENVS         := .venvs
+jar_of = $(JARS)/silt-spark_$(1)_2.13-$(VERSION).jar
+OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
+# The minors whose smoke tests `make test` runs (the oldest); the second tier runs the others'.
+TIER1_MINORS  := 4.0
+TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
+SMOKE_MINORS  := $(TIER1_MINORS)
 
-.PHONY: build venv jar jars dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
 
-# What `make test` needs: every minor's jar and environment. sbt runs one build at a time (the jars
-# below are chained); the environments are installed meanwhile (`make -j2 build`).
-build: venv jars $(VENVS)/connect-client/.installed
+# What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
+# tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
+# jars below are chained); the environments are installed meanwhile (`make -j2 build`).
+build: venv $(call jar_of,$(DEFAULT_MINOR)) $(foreach m,$(TIER1_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed) \
+       $(VENVS)/connect-client/.installed
+# Every minor's jar and environment: the second tier (the wheel bundles them all, each minor's smoke tests).
+build-all: build jars $(OTHER_VENVS)
 
 # The Python environment, in two steps: what the demo needs (the silt package, editable so that it
 # sees the jars built below, its pyspark and matplotlib), then the test and interop dependencies.
@@ -60,7 +70,6 @@ $(VENVS)/connect-client/.installed: python/pyproject.toml
 # The engine's sources: a jar is rebuilt (and sbt started) only when one of them changed.
 ENGINE_SOURCES := build.sbt $(shell find scala grammar project -type f -not -path '*/target/*' \
                     \( -name '*.scala' -o -name '*.java' -o -name '*.g4' -o -name '*.properties' -o -name 'repositories' \))
-jar_of = $(JARS)/silt-spark_$(1)_2.13-$(VERSION).jar
 
 # The default minor's jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.
 jar: $(call jar_of,$(DEFAULT_MINOR))
@@ -107,30 +116,26 @@ test-python: build
 	cd python && ../$(PY) -m mypy silt
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=25
 
-# The smoke subset (tests marked smoke) on other Spark minors, each in its own environment: the
-# oldest and the newest in `make test`, the ones between in the second tier (SMOKE_MINORS picks).
-OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
-TIER1_MINORS  := 4.0 4.3
-TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
-SMOKE_MINORS  := $(TIER1_MINORS)
-test-versions: build $(OTHER_VENVS)
+# The smoke subset (tests marked smoke) on other Spark minors, each in its own environment and with
+# its own jar: the oldest in `make test`, the others in the second tier (SMOKE_MINORS picks).
+test-versions: build $(foreach m,$(SMOKE_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed)
 	set -e; for m in $(SMOKE_MINORS); do \
 	  echo "== smoke tests on pyspark $$($(VENVS)/spark-$$m/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
 	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m smoke; \
 	done
 
-# The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest and newest minor.
+# The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest minor.
 test:
-	$(MAKE) -j2 -Otarget build $(OTHER_VENVS)
+	$(MAKE) -j2 -Otarget build
 	$(MAKE) test-scala test-python test-versions
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
 # delta-rs and DuckDB, reliability (soak, kill -9 trials, racing writers on S3), the corpus' expected
 # results derived again from delta-rs and the reference engine, the wheel, a fresh clone, the site.
 test-full:
-	$(MAKE) -j2 -Otarget build
+	$(MAKE) -j2 -Otarget build-all
 	$(MAKE) test-second-tier
-test-second-tier: build dist docs
+test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)"

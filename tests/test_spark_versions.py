@@ -15,6 +15,7 @@ def test_the_installed_pysparks_jar_is_bundled_and_picked():
     assert silt.jar_path().name == f"silt-spark_{minor}_2.13-{silt.__version__}.jar"
 
 
+@pytest.mark.full  # every minor's jar is built for the second tier (make test builds those it runs)
 @pytest.mark.parametrize("version,minor", [("4.0.5", "4.0"), ("4.1.4", "4.1"), ("4.2.1", "4.2"), ("4.3.0", "4.3")])
 def test_each_supported_minor_has_its_jar(version, minor):
     assert minor in SPARK_MINORS

@@ -2,12 +2,14 @@
 
 Silt's tests run Silt in their own SparkSession; the reference Delta Lake registers the same
 `spark_catalog` and its own SQL extension, so it gets a separate Python process and JVM.
-One call does a whole list of operations, so that the JVM (and the Ivy resolution) is paid
-for once per test module:
+That process serves the whole test run (its start, ~20 s, is paid once, not once per call):
+`call()` sends it one request a line on stdin and reads one result line back. Before each
+request the session is put back as it started (settings reset, tables, views and databases
+dropped, Delta's log cache cleared), so that no call sees what an earlier one left.
 
-    python reference_delta.py '{"canon": "/path/to/canon.py",
-                                "ops": [{"op": "read", "path": "/t", "version": 0},
-                                        {"op": "write_dataset", "path": "/u"}]}'
+    python reference_delta.py --serve     # requests on stdin, one JSON a line:
+        {"canon": "/path/to/canon.py", "ops": [{"op": "read", "path": "/t", "version": 0},
+                                               {"op": "write_dataset", "path": "/u"}]}
 
 Operations:
   read           {"path", "version"?: int}  -> {"columns", "num_rows", "rows", "digest"}
@@ -27,8 +29,8 @@ Operations:
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
 Each operation's result (or its error, as {"ok": false, "error": "..."}) is collected, and one
-line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout at the end; Spark's and
-Ivy's chatter goes to stderr.
+line `@@RESULT@@ <json>` with {"results": [...]} is printed on stdout per request; Spark's and
+Ivy's chatter goes to stderr (a log file the client shows when the server fails).
 """
 import importlib.util
 import json
@@ -161,42 +163,140 @@ def op_upsert_race(spark, canon, op):
 OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
 
 
-def call(ops, canon_path, timeout_s, env=None):
-    """Runs `ops` in one reference-Delta subprocess (this file) and returns their results in order."""
-    import subprocess
-    cmd = [sys.executable, os.path.abspath(__file__), json.dumps({"canon": str(canon_path), "ops": ops})]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_MARKER)]
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"reference Delta subprocess failed (exit {proc.returncode}):\n"
-                           f"stdout tail: {proc.stdout[-2000:]}\nstderr tail: {proc.stderr[-6000:]}")
-    return json.loads(lines[-1][len(RESULT_MARKER):])["results"]
+class _Server:
+    """The serving process, seen from a test run: started on first use, ended with the run."""
 
+    def __init__(self, env):
+        import atexit, queue, subprocess, tempfile, threading
+        self.env = env
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="silt-refdelta-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve"], env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+        self.lines = queue.Queue()
+        # A thread reads stdout so that a request can time out instead of blocking on a hung server.
+        threading.Thread(target=lambda: [self.lines.put(l) for l in self.proc.stdout] + [self.lines.put(None)],
+                         daemon=True).start()
+        atexit.register(self.stop)
 
-def main(argv):
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    cmd = json.loads(argv[1])
-    canon = load_canon(cmd["canon"])
-    spark = build_spark()
-    results = []
-    try:
-        for op in cmd["ops"]:
+    def request(self, cmd, timeout_s):
+        import queue, time
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout_s
+        while True:
             try:
-                res = OPS[op["op"]](spark, canon, op)
-                res.update(ok=True)
-            except Exception as e:  # reported to the test, which decides what it means
-                traceback.print_exc(file=sys.stderr)
-                res = {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000]}
-            res["op"] = op
-            results.append(res)
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise self.failure(f"no answer in {timeout_s} s")
+            if line is None:
+                raise self.failure(f"it exited ({self.proc.wait()})")
+            if line.startswith(RESULT_MARKER):
+                return json.loads(line[len(RESULT_MARKER):])["results"]
+
+    def failure(self, why):
+        self.log.seek(0)
+        tail = self.log.read()[-6000:]
+        self.stop()
+        return RuntimeError(f"reference Delta server failed: {why}\nstderr tail: {tail}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if not self.log.closed:
+            self.log.close()
+            os.unlink(self.log.name)
+
+
+_server = None
+
+
+def call(ops, canon_path, timeout_s, env=None):
+    """Runs `ops` in the reference-Delta server (started here on first use) and returns their results
+    in order. A server that fails or times out is ended; the next call starts a new one."""
+    global _server
+    env = dict(os.environ) if env is None else env
+    # pytest names the running test in the environment (PYTEST_CURRENT_TEST): not a reason to restart.
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
+    if _server is None or _server.proc.poll() is not None or _server.env != env:
+        if _server is not None:
+            _server.stop()
+        _server = _Server(env)
+    try:
+        return _server.request({"canon": str(canon_path), "ops": ops}, timeout_s)
+    except BaseException:
+        _server.stop()
+        raise
+
+
+def settings(spark):
+    """The session's explicitly set SQL settings (`SET` lists them)."""
+    return {r[0]: r[1] for r in spark.sql("SET").collect()}
+
+
+def reset(spark, initial):
+    """Puts the session back as it started, so that a request sees nothing an earlier one left.
+
+    Settings go back to `initial` one by one rather than by `RESET`: Delta's extension sets some
+    (Parquet field ids) when the session state is built, and `RESET` would drop them for good."""
+    for query in spark.streams.active:
+        query.stop()
+    for key, value in settings(spark).items():
+        if key not in initial:
+            spark.conf.unset(key)
+        elif value != initial[key]:
+            spark.conf.set(key, initial[key])
+    spark.catalog.setCurrentDatabase("default")
+    for db in spark.catalog.listDatabases():
+        if db.name != "default":
+            spark.sql(f"DROP DATABASE IF EXISTS `{db.name}` CASCADE")
+    for table in spark.catalog.listTables("default"):
+        if table.isTemporary:
+            spark.catalog.dropTempView(table.name)
+        else:
+            spark.sql(f"DROP TABLE IF EXISTS default.`{table.name}`")
+    spark.catalog.clearCache()
+    spark._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
+
+
+def run_ops(spark, canon, ops):
+    """Runs one request's operations; an operation's error is its result, not the request's end."""
+    results = []
+    for op in ops:
+        try:
+            res = OPS[op["op"]](spark, canon, op)
+            res.update(ok=True)
+        except Exception as e:  # reported to the test, which decides what it means
+            traceback.print_exc(file=sys.stderr)
+            res = {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000]}
+        res["op"] = op
+        results.append(res)
+    return results
+
+
+def serve():
+    """Answers requests from stdin until it closes (the test run ended or was killed)."""
+    spark = build_spark()
+    initial = settings(spark)  # after the session state (and Delta's extension) is built
+    canons = {}
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            cmd = json.loads(line)
+            if cmd["canon"] not in canons:
+                canons[cmd["canon"]] = load_canon(cmd["canon"])
+            reset(spark, initial)
+            results = run_ops(spark, canons[cmd["canon"]], cmd["ops"])
+            sys.stdout.write(RESULT_MARKER + json.dumps({"results": results}) + "\n")
+            sys.stdout.flush()
     finally:
         spark.stop()
-    sys.stdout.write(RESULT_MARKER + json.dumps({"results": results}) + "\n")
-    sys.stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    if sys.argv[1:] != ["--serve"]:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(serve())

@@ -9,14 +9,17 @@ object DropCleanup {
   case object None extends DropCleanup("none")
   /** Every deletion vector purged (REORG … APPLY (PURGE)), so that no file needs one to be read. */
   case object PurgeDeletionVectors extends DropCleanup("purge deletion vectors")
+  /** Every file holding a narrower type than the schema rewritten in the schema's types (type widening). */
+  case object RewriteWidenedFiles extends DropCleanup("rewrite the files written before a type change")
 }
 
 /**
  * How DROP FEATURE removes a feature (Delta's rules): the properties it turns off (a value, or
- * None: unset), what the user must remove first (`blockers`: names), and the cleanup of its files.
+ * None: unset), what the user must remove first (`blockers`: names), the cleanup of its files, and
+ * its traces in the metadata that the commit taking it out of the protocol removes (`strip`).
  */
 final case class FeatureDrop(disable: Seq[(String, Option[String])], cleanup: DropCleanup = DropCleanup.None,
-    blockers: Metadata => Seq[String] = _ => Nil)
+    blockers: Metadata => Seq[String] = _ => Nil, strip: Metadata => Metadata = identity)
 
 /** The protocol a table has once a feature is dropped. */
 object FeatureDrops {

@@ -20,6 +20,17 @@ object TypeChanges {
     }
   }
 
+  /** `schema` with no change recorded: what it is once no file holds an older type (the feature dropped). */
+  def without(schema: StructType): StructType = stripped(schema).asInstanceOf[StructType]
+
+  private def stripped(dt: DataType): DataType = dt match {
+    case s: StructType => StructType(s.fields.map(f => f.copy(dataType = stripped(f.dataType),
+      metadata = new MetadataBuilder().withMetadata(f.metadata).remove(Key).build())))
+    case a: ArrayType => a.copy(elementType = stripped(a.elementType))
+    case m: MapType => m.copy(keyType = stripped(m.keyType), valueType = stripped(m.valueType))
+    case other => other
+  }
+
   /** The top-level columns (by name) whose values some file may hold in another type. */
   def changedColumns(schema: StructType): Set[String] =
     schema.fields.filter(f => fieldsOf(f.dataType, f.name).exists(_._2.metadata.contains(Key)) ||

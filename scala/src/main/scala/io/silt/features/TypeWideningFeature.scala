@@ -12,8 +12,9 @@ import io.silt.features.FeatureSupport.ReadWrite
 final class TypeWideningFeature(preview: Boolean)
     extends Feature(if (preview) "typeWidening-preview" else "typeWidening", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = !preview && t.properties.typeWidening
-  override def dropRefusal: String = "Silt cannot drop it yet (Delta rewrites the files written before each type " +
-    "change first); drop it with Delta Lake, or keep it"
+  // Delta's steps: the property unset, the files written before a change rewritten, the change history removed.
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableTypeWidening -> None),
+    DropCleanup.RewriteWidenedFiles, strip = m => m.copy(schemaString = TypeChanges.without(m.schema).json)))
 
   // A reader must know every change it is asked to apply to old files.
   override def checkRead(tablePath: String, m: Metadata): Unit =

@@ -43,12 +43,14 @@ object OptimizeExecutor {
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
+    val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
+      else Set.empty[AddFile]
     val bins = clusterBy match {
       case Some(columns) => considered.groupBy(_.partitionValues).toSeq.flatMap { case (values, files) =>
         Some(LiquidClustering.filesToCluster(files, columns, full = mode == OptimizeMode.Full)).filter(_.nonEmpty)
           .map(Bin(values, _))
       }
-      case None => plan(considered, mode, settings)
+      case None => plan(considered, mode, settings, widened)
     }
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)
@@ -88,19 +90,24 @@ object OptimizeExecutor {
 
   /**
    * The bins to rewrite, per partition: for ZORDER every file; for REORG PURGE the files with
-   * deletion vectors; for compaction the small files and those with too many deleted rows.
-   * A bin of one file is only rewritten when that drops deleted rows.
+   * deletion vectors; for the type-widening rewrite the `widened` files; for compaction the small
+   * files and those with too many deleted rows. A bin of one file is only rewritten when that
+   * drops deleted rows or changes its types.
    */
-  private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings): Seq[Bin] = {
+  private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings, widened: Set[AddFile]): Seq[Bin] = {
     val purge = mode == OptimizeMode.Purge
     files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
       if (mode.isInstanceOf[OptimizeMode.ZOrder]) Seq(Bin(values, inPartition))
       else {
         def tooManyDeleted(a: AddFile) = a.deletedRowsRatio > settings.maxDeletedRowsRatio
-        val selected = if (purge) inPartition.filter(_.deletionVector.isDefined)
-          else inPartition.filter(a => a.size < settings.minFileSize || tooManyDeleted(a))
+        val selected = mode match {
+          case OptimizeMode.Purge => inPartition.filter(_.deletionVector.isDefined)
+          case OptimizeMode.RewriteTypeWidening => inPartition.filter(widened)
+          case _ => inPartition.filter(a => a.size < settings.minFileSize || tooManyDeleted(a))
+        }
         BinPacking.pack(selected, settings.maxFileSize)(_.size)
-          .filter(bin => bin.size > 1 || bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a))))
+          .filter(bin => bin.size > 1 || mode == OptimizeMode.RewriteTypeWidening ||
+            bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a))))
           .map(Bin(values, _))
       }
     }

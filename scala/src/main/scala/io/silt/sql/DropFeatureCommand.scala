@@ -4,7 +4,7 @@ import io.silt.checkpoint.Checkpoints
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
 import io.silt.features.{DropCleanup, FeatureDrops, TableFeatures, TableProperties, TableShape}
 import io.silt.log.TableLog
-import io.silt.optimize.OptimizeExecutor
+import io.silt.optimize.{OptimizeExecutor, WidenedFiles}
 import io.silt.txn.{Operation, OptimisticTransaction, OptimizeMode}
 import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path
@@ -21,9 +21,10 @@ final case class DropFeatureCommand(table: TableRef, feature: String, truncateHi
 
 /**
  * DROP FEATURE as Delta Lake 4.x does it without truncating history: the feature's properties
- * turned off (a commit), its traces in the files cleaned up (deletion vectors purged: a REORG
- * commit), then one commit with the least protocol without it, which every live file is read
- * for (a concurrent write conflicts). A feature readers had to understand leaves
+ * turned off (a commit), its traces in the files cleaned up (deletion vectors purged, or the files
+ * written before a type change rewritten: a REORG commit), then one commit with the least protocol
+ * without it and its traces in the metadata removed, which every live file is read for (a
+ * concurrent write conflicts). A feature readers had to understand leaves
  * `checkpointProtection` and `delta.requireCheckpointProtectionBeforeVersion` = that commit's
  * version, and a checkpoint there, which readers of the downgraded table start from. Each step
  * is a commit of its own, so one that fails leaves the table readable with the feature still on.
@@ -51,18 +52,28 @@ object DropFeature {
     if (set.nonEmpty || unset.nonEmpty) TableWriter.alterProperties(spark, path, set, unset)
     drop.cleanup match {
       case DropCleanup.PurgeDeletionVectors => OptimizeExecutor.run(spark, path, None, OptimizeMode.Purge)
+      case DropCleanup.RewriteWidenedFiles => OptimizeExecutor.run(spark, path, None, OptimizeMode.RewriteTypeWidening)
       case DropCleanup.None =>
     }
 
     val txn = OptimisticTransaction.start(spark, log)
     val current = txn.readSnapshot.get
-    if (drop.cleanup == DropCleanup.PurgeDeletionVectors && current.files.exists(_.deletionVector.isDefined)) {
-      refuse("files with deletion vectors remain (written concurrently); run the statement again")
+    // Files written concurrently since the cleanup (a RESTORE can bring old ones back) are checked again.
+    val uncleaned = drop.cleanup match {
+      case DropCleanup.PurgeDeletionVectors => current.files.exists(_.deletionVector.isDefined)
+      case DropCleanup.RewriteWidenedFiles => WidenedFiles.select(spark, current, current.files).nonEmpty
+      case DropCleanup.None => false
     }
+    if (uncleaned) refuse(s"files that need the feature remain after the step '${drop.cleanup.description}' " +
+      "(written concurrently); run the statement again")
     if (feature.neededBy(TableShape.of(current.metadata))) refuse("the table's properties or schema still need it")
     txn.filesToValidate()
-    if (feature.isReaderWriter) txn.updateMetadata(current.metadata.copy(configuration = current.metadata.configuration ++
-      Map(TableProperties.RequireCheckpointProtectionBeforeVersion -> (txn.readVersion + 1).toString)))
+    val stripped = drop.strip(current.metadata)
+    val protection = if (!feature.isReaderWriter) Map.empty[String, String]
+      else Map(TableProperties.RequireCheckpointProtectionBeforeVersion -> (txn.readVersion + 1).toString)
+    if (stripped != current.metadata || protection.nonEmpty) {
+      txn.updateMetadata(stripped.copy(configuration = stripped.configuration ++ protection))
+    }
     txn.updateProtocol(FeatureDrops.protocolWithout(current.protocol, feature))
     val version = txn.commit(Nil, Operation.DropFeature(feature.name, truncateHistory = false))
     if (feature.isReaderWriter) Checkpoints.checkpoint(spark, log, log.snapshotAt(version))

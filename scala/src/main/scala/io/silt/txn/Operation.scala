@@ -10,6 +10,8 @@ object OptimizeMode {
   final case class ZOrder(columns: Seq[String]) extends OptimizeMode
   /** REORG … APPLY (PURGE): rewrites the files with deletion vectors without their deleted rows. */
   case object Purge extends OptimizeMode
+  /** The files holding narrower types than the schema (type widening) rewritten in its types, to drop the feature. */
+  case object RewriteTypeWidening extends OptimizeMode
   /** OPTIMIZE … FULL: reclusters every file of a clustered table, clustered already or not. */
   case object Full extends OptimizeMode
 }
@@ -163,9 +165,13 @@ object Operation {
   /** `clusterBy`: the clustering columns of a clustered table that the OPTIMIZE clustered by. */
   final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long],
       clusterBy: Option[Seq[String]] = None) extends Operation {
-    def name: String = if (mode == OptimizeMode.Purge) "REORG" else "OPTIMIZE"
+    def name: String = mode match {
+      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => "REORG"
+      case _ => "OPTIMIZE"
+    }
     def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq)) ++ (mode match {
       case OptimizeMode.Purge => Map("applyPurge" -> "true")
+      case OptimizeMode.RewriteTypeWidening => Map("applyPurge" -> "false")
       case OptimizeMode.ZOrder(columns) => Map("zOrderBy" -> Json.array(columns))
       case OptimizeMode.Compaction | OptimizeMode.Full => Map("zOrderBy" -> Json.array(Nil))
     }) ++ clusterBy.map(c => Map("clusterBy" -> Json.array(c), "isFull" -> (mode == OptimizeMode.Full).toString))
