@@ -234,3 +234,27 @@ def test_drop_feature_round_trip(spark, tmp_path):
     assert silt_rows(spark, "SELECT id, v FROM {t} ORDER BY id", ref) == [["1", "a"], ["3", "c"]]
     spark.sql(f"INSERT INTO silt.`{ref}` VALUES (4, 'd')")
     assert run_reference([q(ref)])[0]["rows"] == [["1", "a"], ["3", "c"], ["4", "d"]]
+
+
+def test_type_widening_drop_round_trip(spark, tmp_path):
+    """A table Silt dropped type widening from is read and written by the reference; a table the
+    reference widened is dropped by Silt, and the reference reads the result."""
+    own, ref = str(tmp_path / "silt_tw"), str(tmp_path / "ref_tw")
+    spark.sql(f"CREATE TABLE silt.`{own}` (id INT, v SMALLINT) USING silt TBLPROPERTIES (delta.enableTypeWidening = true)")
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (1, 10S), (2, 20S)")
+    spark.sql(f"ALTER TABLE silt.`{own}` ALTER COLUMN v TYPE INT")
+    spark.sql(f"ALTER TABLE silt.`{own}` DROP FEATURE typeWidening")
+    q = lambda p: {"op": "query", "sql": f"SELECT id, v FROM delta.`{p}` ORDER BY id"}
+    res = run_reference([q(own), {"op": "sql", "statements": [
+        f"INSERT INTO delta.`{own}` VALUES (3, 100000)",
+        f"CREATE TABLE delta.`{ref}` (id INT, v SMALLINT) USING delta TBLPROPERTIES (delta.enableTypeWidening = true)",
+        f"INSERT INTO delta.`{ref}` VALUES (1, 10S), (2, 20S)",
+        f"ALTER TABLE delta.`{ref}` ALTER COLUMN v TYPE INT",
+        f"INSERT INTO delta.`{ref}` VALUES (3, 100000)"]}, {"op": "detail", "path": own}])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == [["1", "10"], ["2", "20"]] and "typeWidening" not in res[2]["tableFeatures"]
+    spark.sql(f"ALTER TABLE silt.`{ref}` DROP FEATURE typeWidening")
+    res = run_reference([q(ref), q(own), {"op": "detail", "path": ref}])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == res[1]["rows"] == [["1", "10"], ["2", "20"], ["3", "100000"]]
+    assert "typeWidening" not in res[2]["tableFeatures"] and "checkpointProtection" in res[2]["tableFeatures"]
