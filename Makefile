@@ -27,6 +27,8 @@ OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MIN
 TIER1_MINORS  := 4.0
 TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
 SMOKE_MINORS  := $(TIER1_MINORS)
+# Which smoke tests: in `make test` not those of the second tier (marked full too), which need it.
+SMOKE_MARKS   := smoke and not full
 
 .PHONY: build build-all venv jar jars dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
 
@@ -121,7 +123,7 @@ test-python: build
 test-versions: build $(foreach m,$(SMOKE_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed)
 	set -e; for m in $(SMOKE_MINORS); do \
 	  echo "== smoke tests on pyspark $$($(VENVS)/spark-$$m/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
-	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m smoke; \
+	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m "$(SMOKE_MARKS)"; \
 	done
 
 # The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest minor.
@@ -138,7 +140,7 @@ test-full:
 test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25
-	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)"
+	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
 
 # Only what the demo needs: the default minor's jar and environment (the others come with build/test).
 demo:

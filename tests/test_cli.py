@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from pyspark.sql import functions as F
 
 from silt.cli import coverage, inspect_table, layout, main, plot, skipping_score
@@ -55,6 +56,7 @@ def test_inspect_and_layout(spark, tmp_path):
     assert out.stat().st_size > 1000
 
 
+@pytest.mark.full  # second tier: JVMs of their own
 def test_module_entry_point(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(0, 10).write.format("silt").save(p)
@@ -94,6 +96,7 @@ def test_misspelt_silt_keyword_is_caught_before_any_jvm(capsys):
         assert check(spark_statement) is None, spark_statement
 
 
+@pytest.mark.full  # second tier: JVMs of their own
 def test_engine_errors_are_clean_messages_not_tracebacks():
     for statement, expected in (("SELEC 1", "PARSE_SYNTAX_ERROR"),
                                 ("SELECT * FROM no_such_table_anywhere", "TABLE_OR_VIEW_NOT_FOUND")):

@@ -4,6 +4,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO_ROOT, python_env
 
 WRITER = textwrap.dedent("""
@@ -20,6 +22,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.full  # second tier: JVMs of their own (the soak slice races processes in make test)
 def test_processes_appending_at_once_all_land(spark, tmp_path):
     path = str(tmp_path / "t")
     spark.createDataFrame([], "id long, writer int, batch int").write.format("silt").save(path)

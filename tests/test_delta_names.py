@@ -79,6 +79,7 @@ BOTH_ENGINES = textwrap.dedent("""
 """)
 
 
+@pytest.mark.full  # second tier: a Spark with both engines' jars (Ivy resolution, a JVM of its own)
 def test_with_delta_spark_on_the_classpath_delta_names_stay_delta_lakes(tmp_path):
     sys.path.insert(0, str(INTEROP_DIR))
     from reference_delta import DELTA_PACKAGE

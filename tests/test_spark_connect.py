@@ -8,6 +8,7 @@ import pytest
 from conftest import REPO_ROOT, python_env
 
 
+@pytest.mark.full  # second tier: starts a Spark Connect server
 def test_silt_table_over_spark_connect():
     pytest.importorskip("grpc")
     r = subprocess.run([sys.executable, str(REPO_ROOT / "tests" / "scenarios" / "spark_connect.py")],

@@ -12,7 +12,8 @@ import io.silt.features.FeatureSupport.ReadWrite
 final class TypeWideningFeature(preview: Boolean)
     extends Feature(if (preview) "typeWidening-preview" else "typeWidening", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = !preview && t.properties.typeWidening
-  // Delta's steps: the property unset, the files written before a change rewritten, the change history removed.
+  // Delta's steps: the property unset, the files written before a change rewritten (optimize.WidenedFiles),
+  // the change history removed.
   override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableTypeWidening -> None),
     DropCleanup.RewriteWidenedFiles, strip = m => m.copy(schemaString = TypeChanges.without(m.schema).json)))
 
