@@ -108,13 +108,47 @@ def test_dropping_type_widening_rewrites_the_files_written_before_a_change(spark
     assert "does not have it" in msg
 
 
+@pytest.mark.smoke
+def test_dropping_column_mapping_rewrites_every_file_under_the_logical_names(spark, tmp_path):
+    import pyarrow.parquet as pq
+    p = str(tmp_path / "cm")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, part STRING, note STRING, gone INT) USING silt PARTITIONED BY (part) "
+              "TBLPROPERTIES (delta.columnMapping.mode = 'name', delta.enableDeletionVectors = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 'a', 'x', 0), (2, 'b', 'y', 0), (3, 'b', 'z', 0)")
+    spark.sql(f"ALTER TABLE silt.`{p}` RENAME COLUMN note TO remark")
+    spark.sql(f"ALTER TABLE silt.`{p}` DROP COLUMN gone")
+    spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 3")
+    before, mapped_version = rows(spark, p), len(commits(p)) - 1
+    spark.sql(f"ALTER TABLE silt.`{p}` DROP FEATURE columnMapping")
+    assert operations(p)[-2:] == ["REMOVE COLUMN MAPPING", "DROP FEATURE"]
+    proto = protocol(p)
+    assert "columnMapping" not in proto.get("readerFeatures", []) + proto.get("writerFeatures", [])
+    assert "checkpointProtection" in proto["writerFeatures"]
+    metadata = [a["metaData"] for c in commits(p) for a in c if "metaData" in a][-1]
+    assert "delta.columnMapping" not in metadata["schemaString"]
+    assert not any(k.startswith("delta.columnMapping") for k in metadata["configuration"])
+    adds = [a["add"] for a in commits(p)[-2] if "add" in a]
+    assert {tuple(a["partitionValues"]) for a in adds} == {("part",)} and len(adds) == 2
+    assert all(pq.read_schema(str(Path(p, a["path"]))).names == ["id", "remark"] for a in adds)
+    assert rows(spark, p) == before == [(1, "a", "x"), (2, "b", "y")]
+    assert rows(spark, p, version=mapped_version) == before  # the history still reads
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (4, 'c', 'w')")
+    assert rows(spark, p)[-1] == (4, "c", "w")
+    # a name that needs column mapping keeps it: the error names the column, nothing is committed
+    q = str(tmp_path / "spaced")
+    spark.sql(f"CREATE TABLE silt.`{q}` (`a b` INT) USING silt TBLPROPERTIES (delta.columnMapping.mode = 'name')")
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{q}` DROP FEATURE columnMapping"))
+    assert "'a b'" in msg and "RENAME COLUMN" in msg and len(commits(q)) == 1
+
+
 def test_features_that_cannot_be_dropped_are_refused_by_name(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableTypeWidening = true, "
-              "delta.columnMapping.mode = 'name', delta.enableChangeDataFeed = true)")
+              "delta.enableChangeDataFeed = true)")
     before = len(commits(p))
     for statement, words in [
-        ("DROP FEATURE columnMapping", ["columnMapping", "yet"]),
+        ("DROP FEATURE checkpointProtection", ["checkpointProtection", "does not have it"]),
         ("DROP FEATURE changeDataFeed", ["changeDataFeed", "does not let"]),
         ("DROP FEATURE deletionVectors", ["deletionVectors", "does not have it"]),
         ("DROP FEATURE noSuchFeature", ["noSuchFeature", "no table feature"]),

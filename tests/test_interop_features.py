@@ -258,3 +258,30 @@ def test_type_widening_drop_round_trip(spark, tmp_path):
     assert all(r.get("ok", True) for r in res), res
     assert res[0]["rows"] == res[1]["rows"] == [["1", "10"], ["2", "20"], ["3", "100000"]]
     assert "typeWidening" not in res[2]["tableFeatures"] and "checkpointProtection" in res[2]["tableFeatures"]
+
+
+def test_column_mapping_drop_round_trip(spark, tmp_path):
+    """A table Silt took column mapping off (renamed column, clustered) is read and written by the
+    reference; one the reference took it off is read and written by Silt."""
+    own, ref = str(tmp_path / "silt_cm"), str(tmp_path / "ref_cm")
+    spark.sql(f"CREATE TABLE silt.`{own}` (id INT, note STRING) USING silt CLUSTER BY (id) "
+              "TBLPROPERTIES (delta.columnMapping.mode = 'id')")
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"ALTER TABLE silt.`{own}` RENAME COLUMN note TO remark")
+    spark.sql(f"ALTER TABLE silt.`{own}` DROP FEATURE columnMapping")
+    q = lambda p, c: {"op": "query", "sql": f"SELECT id, {c} FROM delta.`{p}` ORDER BY id"}
+    res = run_reference([q(own, "remark"), {"op": "sql", "statements": [
+        f"INSERT INTO delta.`{own}` VALUES (3, 'c')",
+        f"CREATE TABLE delta.`{ref}` (id INT, note STRING) USING delta TBLPROPERTIES (delta.columnMapping.mode = 'name')",
+        f"INSERT INTO delta.`{ref}` VALUES (1, 'a'), (2, 'b')",
+        f"ALTER TABLE delta.`{ref}` RENAME COLUMN note TO remark",
+        f"ALTER TABLE delta.`{ref}` DROP FEATURE columnMapping"]},
+        {"op": "detail", "path": own}, {"op": "detail", "path": ref}])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == [["1", "a"], ["2", "b"]]
+    assert "columnMapping" not in res[2]["tableFeatures"] and res[2]["clusteringColumns"] == ["id"]
+    assert "columnMapping" not in res[3]["tableFeatures"]
+    assert silt_rows(spark, "SELECT id, remark FROM {t} ORDER BY id", ref) == [["1", "a"], ["2", "b"]]
+    spark.sql(f"INSERT INTO silt.`{ref}` VALUES (3, 'c')")
+    res = run_reference([q(ref, "remark"), q(own, "remark")])
+    assert res[0]["rows"] == res[1]["rows"] == [["1", "a"], ["2", "b"], ["3", "c"]]

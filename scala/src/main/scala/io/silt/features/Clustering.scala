@@ -41,7 +41,11 @@ object Clustering {
   }
 
   /** The logical, dotted names of physical column paths of a table with this schema (DESCRIBE DETAIL, metrics). */
-  def logicalNames(schema: StructType, physical: Seq[Seq[String]]): Seq[String] = physical.map { path =>
+  def logicalNames(schema: StructType, physical: Seq[Seq[String]]): Seq[String] =
+    logicalPaths(schema, physical).map(_.mkString("."))
+
+  /** The logical paths of physical column paths of a table with this schema. */
+  def logicalPaths(schema: StructType, physical: Seq[Seq[String]]): Seq[Seq[String]] = physical.map { path =>
     def walk(s: StructType, rest: Seq[String]): List[String] = rest match {
       case Seq() => Nil
       case name +: tail =>
@@ -49,7 +53,7 @@ object Clustering {
           throw new CorruptLogException(Domain, s"clustering column ${path.mkString(".")} is not in the table schema"))
         f.name :: (f.dataType match { case n: StructType => walk(n, tail); case _ => walk(new StructType(), tail) })
     }
-    walk(schema, path).mkString(".")
+    walk(schema, path)
   }
 
   /** The physical path of a logical dotted column name; None when the table has no such column. */

@@ -7,6 +7,6 @@ import io.silt.features.FeatureSupport.ReadWrite
 object ColumnMappingFeature extends Feature("columnMapping", ReaderWriter, ReadWrite) {
   override def legacyVersions: Option[(Int, Int)] = Some((2, 5))
   override def neededBy(t: TableShape): Boolean = t.properties.columnMappingMode != ColumnMappingMode.None
-  override def dropRefusal: String = "Silt cannot drop it yet (Delta rewrites every file under the logical names " +
-    "first); drop it with Delta Lake, or keep it"
+  // The mode is taken off by the rewrite itself (optimize.ColumnMappingRemoval), as Delta's REMOVE COLUMN MAPPING.
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Nil, DropCleanup.RemoveColumnMapping))
 }

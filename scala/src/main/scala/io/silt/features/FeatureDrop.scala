@@ -11,6 +11,11 @@ object DropCleanup {
   case object PurgeDeletionVectors extends DropCleanup("purge deletion vectors")
   /** Every file holding a narrower type than the schema rewritten in the schema's types (type widening). */
   case object RewriteWidenedFiles extends DropCleanup("rewrite the files written before a type change")
+  /**
+   * Every file rewritten under the logical names, in the commit that takes the mapping metadata and
+   * mode off (not before: the files written so far need them to be read).
+   */
+  case object RemoveColumnMapping extends DropCleanup("rewrite every file under the logical column names")
 }
 
 /**

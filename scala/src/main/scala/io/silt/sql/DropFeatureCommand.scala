@@ -2,9 +2,9 @@ package io.silt.sql
 
 import io.silt.checkpoint.Checkpoints
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
-import io.silt.features.{DropCleanup, FeatureDrops, TableFeatures, TableProperties, TableShape}
+import io.silt.features.{ColumnMapping, DropCleanup, FeatureDrops, TableFeatures, TableProperties, TableShape}
 import io.silt.log.TableLog
-import io.silt.optimize.{OptimizeExecutor, WidenedFiles}
+import io.silt.optimize.{ColumnMappingRemoval, OptimizeExecutor, WidenedFiles}
 import io.silt.txn.{Operation, OptimisticTransaction, OptimizeMode}
 import io.silt.write.TableWriter
 import org.apache.hadoop.fs.Path
@@ -53,6 +53,7 @@ object DropFeature {
     drop.cleanup match {
       case DropCleanup.PurgeDeletionVectors => OptimizeExecutor.run(spark, path, None, OptimizeMode.Purge)
       case DropCleanup.RewriteWidenedFiles => OptimizeExecutor.run(spark, path, None, OptimizeMode.RewriteTypeWidening)
+      case DropCleanup.RemoveColumnMapping => if (ColumnMapping.of(before.metadata).enabled) ColumnMappingRemoval.run(spark, path)
       case DropCleanup.None =>
     }
 
@@ -62,6 +63,7 @@ object DropFeature {
     val uncleaned = drop.cleanup match {
       case DropCleanup.PurgeDeletionVectors => current.files.exists(_.deletionVector.isDefined)
       case DropCleanup.RewriteWidenedFiles => WidenedFiles.select(spark, current, current.files).nonEmpty
+      case DropCleanup.RemoveColumnMapping => ColumnMapping.of(current.metadata).enabled
       case DropCleanup.None => false
     }
     if (uncleaned) refuse(s"files that need the feature remain after the step '${drop.cleanup.description}' " +

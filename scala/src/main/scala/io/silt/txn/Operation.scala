@@ -186,6 +186,12 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** DROP FEATURE columnMapping's rewrite: every file under the logical names, the mapping metadata gone. */
+  final case class RemoveColumnMapping(metrics: Map[String, Long]) extends Operation {
+    def name: String = "REMOVE COLUMN MAPPING"
+    def parameters: Map[String, String] = Map.empty
+  }
+
   final case class Restore(version: Long, metrics: Map[String, Long]) extends Operation {
     def name: String = "RESTORE"
     def parameters: Map[String, String] = Map("version" -> version.toString)
