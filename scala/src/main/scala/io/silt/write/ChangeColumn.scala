@@ -18,11 +18,15 @@ object ChangeColumn {
     val paths = changes.map(_.fieldNames.toSeq).distinct
     if (paths.size != 1) throw new InvalidTableOperationException(
       s"ALTER TABLE $tablePath: change one column per statement, not ${paths.map(_.mkString(".")).mkString(", ")}")
-    val path = paths.head
-    val name = path.mkString(".")
+    val name = paths.head.mkString(".")
     def refuse(why: String): Nothing = throw new InvalidTableOperationException(s"ALTER TABLE $tablePath ALTER COLUMN $name: $why")
     val txn = ExistingTable.begin(spark, tablePath)
     val current = txn.metadata
+    // An array's element or a map's key or value: only its type changes, recorded on the field holding it.
+    val (path, inner) = SchemaPaths.splitAtField(current.schema, paths.head, refuse)
+    if (inner.nonEmpty && !changes.forall(_.isInstanceOf[TableChange.UpdateColumnType])) {
+      refuse(s"only the type of ${inner.last} can change (a widening)")
+    }
     var position: Option[TableChange.ColumnPosition] = None
     var changed: Option[StructField] = None
     val schema = SchemaPaths.updateStruct(current.schema, path.init, refuse) { s =>
@@ -36,8 +40,7 @@ object ChangeColumn {
         case c: TableChange.UpdateColumnPosition => position = Some(c.position)
         case c: TableChange.UpdateColumnDefaultValue =>
           field = ColumnDefaults.withDefault(field, Option(c.newDefaultValue()).filter(_.nonEmpty))
-        case c: TableChange.UpdateColumnType if c.newDataType == field.dataType =>
-        case c: TableChange.UpdateColumnType => field = TypeWidening.widen(current, field, c.newDataType, refuse)
+        case c: TableChange.UpdateColumnType => field = TypeWidening.widen(current, field, inner, c.newDataType, refuse)
         case other => refuse(s"${other.getClass.getSimpleName} is not supported")
       }
       changed = Some(field)

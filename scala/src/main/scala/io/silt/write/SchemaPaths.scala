@@ -24,6 +24,39 @@ private[write] object SchemaPaths {
     into(schema, parent).asInstanceOf[StructType]
   }
 
+  /**
+   * `path` split where it leaves the last struct field it names: that field's path, and the path
+   * within its type (`element`, `key`, `value` steps; empty when `path` ends at the field).
+   */
+  def splitAtField(schema: StructType, path: Seq[String], refuse: String => Nothing): (Seq[String], Seq[String]) = {
+    def walk(dt: DataType, i: Int, lastField: Int): Int = if (i == path.size) lastField else (dt, path(i)) match {
+      case (s: StructType, name) => walk(s.fields(indexOf(s, name, refuse)).dataType, i + 1, i)
+      case (a: ArrayType, "element") => walk(a.elementType, i + 1, lastField)
+      case (m: MapType, "key") => walk(m.keyType, i + 1, lastField)
+      case (m: MapType, "value") => walk(m.valueType, i + 1, lastField)
+      case (other, step) => refuse(s"${path.take(i).mkString(".")} is a ${other.simpleString}, which has no $step")
+    }
+    val last = walk(schema, 0, -1)
+    (path.take(last + 1), path.drop(last + 1))
+  }
+
+  /** The type at `inner` (element, key, value steps) within `dt`. */
+  def typeAt(dt: DataType, inner: Seq[String]): DataType = inner.foldLeft(dt) {
+    case (a: ArrayType, "element") => a.elementType
+    case (m: MapType, "key") => m.keyType
+    case (m: MapType, "value") => m.valueType
+    case (t, step) => throw new IllegalArgumentException(s"${t.simpleString} has no $step")
+  }
+
+  /** `dt` with the type at `inner` (element, key, value steps) replaced by `change` of it. */
+  def within(dt: DataType, inner: Seq[String])(change: DataType => DataType): DataType = (dt, inner) match {
+    case (t, Seq()) => change(t)
+    case (a: ArrayType, "element" +: rest) => a.copy(elementType = within(a.elementType, rest)(change))
+    case (m: MapType, "key" +: rest) => m.copy(keyType = within(m.keyType, rest)(change))
+    case (m: MapType, "value" +: rest) => m.copy(valueType = within(m.valueType, rest)(change))
+    case (t, step +: _) => throw new IllegalArgumentException(s"${t.simpleString} has no $step")
+  }
+
   def indexOf(s: StructType, name: String, refuse: String => Nothing): Int = {
     val i = s.fields.indexWhere(_.name.equalsIgnoreCase(name))
     if (i < 0) refuse(s"there is no column $name")

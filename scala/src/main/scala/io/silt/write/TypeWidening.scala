@@ -7,11 +7,13 @@ import org.apache.spark.sql.types._
 /** A column's type widened in the schema alone: old files keep their type, readers widen their values. */
 object TypeWidening {
   /**
-   * `field` with type `to` and the change recorded in its `delta.typeChanges`; `refuse` names
-   * what stops it (the table property off, or a change that is not a widening Delta allows).
+   * `field` with type `to` at `inner` (an array's `element`, a map's `key` or `value`; empty: the
+   * field itself) and the change recorded in its `delta.typeChanges`; `refuse` names what stops it
+   * (the table property off, or a change that is not a widening Delta allows). The same type: no change.
    */
-  def widen(table: Metadata, field: StructField, to: DataType, refuse: String => Nothing): StructField = {
-    val from = field.dataType
+  def widen(table: Metadata, field: StructField, inner: Seq[String], to: DataType, refuse: String => Nothing): StructField = {
+    val from = SchemaPaths.typeAt(field.dataType, inner)
+    if (from == to) return field
     def change = s"its type cannot change from ${from.sql} to ${to.sql}"
     if (!TypeChanges.isWidening(from, to)) {
       refuse(s"$change: Delta widens integers to wider integers, decimals or double, float to double, date to " +
@@ -21,7 +23,7 @@ object TypeWidening {
       refuse(s"$change unless type widening is on: ALTER TABLE … SET TBLPROPERTIES " +
         s"('${TableProperties.EnableTypeWidening}' = 'true') first")
     }
-    recorded(field, to)
+    recorded(field, inner, from, to)
   }
 
   /**
@@ -33,11 +35,15 @@ object TypeWidening {
     Seq(ByteType, ShortType, IntegerType, LongType).contains(from) && (to == DoubleType || to.isInstanceOf[DecimalType]))
 
   /** `field` of type `to`, the change appended to its `delta.typeChanges`. */
-  def recorded(field: StructField, to: DataType): StructField = {
+  def recorded(field: StructField, to: DataType): StructField = recorded(field, Nil, field.dataType, to)
+
+  /** `field` with `to` at `inner` in place of `from`, the change (and its `fieldPath`) appended to its `delta.typeChanges`. */
+  private def recorded(field: StructField, inner: Seq[String], from: DataType, to: DataType): StructField = {
     val history = if (field.metadata.contains(TypeChanges.Key)) field.metadata.getMetadataArray(TypeChanges.Key).toSeq else Nil
-    val entry = new MetadataBuilder().putString("toType", to.typeName).putString("fromType", field.dataType.typeName).build()
+    val entry = new MetadataBuilder().putString("toType", to.typeName).putString("fromType", from.typeName)
+    if (inner.nonEmpty) entry.putString("fieldPath", inner.mkString("."))
     val metadata = new MetadataBuilder().withMetadata(field.metadata)
-      .putMetadataArray(TypeChanges.Key, (history :+ entry).toArray).build()
-    field.copy(dataType = to, metadata = metadata)
+      .putMetadataArray(TypeChanges.Key, (history :+ entry.build()).toArray).build()
+    field.copy(dataType = SchemaPaths.within(field.dataType, inner)(_ => to), metadata = metadata)
   }
 }
