@@ -23,7 +23,8 @@ def changes(spark, path, start=0, end=None, columns=("id", "v", "p", "_change_ty
     return sorted(tuple(r) for r in reader.load(path).select(*columns).collect())
 
 
-@pytest.mark.parametrize("dvs", ["true", "false"])
+# copy-on-write (no deletion vectors) in the second tier: make test runs the deletion-vector case
+@pytest.mark.parametrize("dvs", ["true", pytest.param("false", marks=pytest.mark.full)])
 def test_each_operation_records_its_changes(spark, tmp_path, dvs):
     t = str(tmp_path / "t")
     create(spark, t, dvs)                                                                  # v0

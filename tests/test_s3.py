@@ -148,6 +148,7 @@ def test_delta_rs_reads_the_s3_table(spark, s3):
     assert table.version() == 1
 
 
+@pytest.mark.full  # second tier: make test's S3 slice is the main user paths above
 def test_v2_checkpoints_with_sidecars_and_log_cleanup_on_s3(spark, s3):
     p = s3.url("v2")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', "
