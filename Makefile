@@ -27,8 +27,9 @@ OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MIN
 TIER1_MINORS  := 4.0
 TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
 SMOKE_MINORS  := $(TIER1_MINORS)
-# Which smoke tests: in `make test` not those of the second tier (marked full too), which need it.
-SMOKE_MARKS   := smoke and not full
+# Which smoke tests: in `make test` not those of the second tier (marked full too), nor those running
+# the reference Delta Lake (its round trip runs in the core suite on the default minor).
+SMOKE_MARKS   := smoke and not full and not reference
 
 .PHONY: build build-all venv jar jars dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
 

@@ -145,3 +145,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")
+    config.addinivalue_line(
+        "markers", "reference: a smoke test that runs the reference Delta Lake (a JVM of its own): `make test` "
+        "runs it on the default minor only, the second tier on the others")

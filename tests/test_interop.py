@@ -207,6 +207,7 @@ def test_duckdb_reads_silt(silt_table):
 @pytest.mark.parametrize("i,version", list(enumerate(VERSIONS + [None])),
                          ids=[f"v{v}" for v in VERSIONS] + ["latest"])
 @pytest.mark.smoke
+@pytest.mark.reference
 def test_reference_reads_silt(reference, i, version):
     if reference["silt_error"] is not None:
         pytest.fail(f"Silt could not write the table: {reference['silt_error']}")
@@ -232,6 +233,7 @@ def test_silt_reads_deltalake(spark, deltalake_table, version):
 
 
 @pytest.mark.smoke
+@pytest.mark.reference
 @pytest.mark.parametrize("version", VERSIONS + [None], ids=[f"v{v}" for v in VERSIONS] + ["latest"])
 def test_silt_reads_reference(spark, reference, version):
     assert reference["write"]["ok"], f"reference Delta could not write: {reference['write']['error']}"
