@@ -285,3 +285,29 @@ def test_column_mapping_drop_round_trip(spark, tmp_path):
     spark.sql(f"INSERT INTO silt.`{ref}` VALUES (3, 'c')")
     res = run_reference([q(ref, "remark"), q(own, "remark")])
     assert res[0]["rows"] == res[1]["rows"] == [["1", "a"], ["2", "b"], ["3", "c"]]
+
+
+def test_truncate_history_round_trip(spark, tmp_path):
+    """Tables whose history Silt truncated (deletion vectors dropped with TRUNCATE HISTORY; and
+    checkpointProtection dropped) are read and written by the reference, which sees the lowered protocols."""
+    cut, unprotected = str(tmp_path / "cut"), str(tmp_path / "unprotected")
+    for p in (cut, unprotected):
+        spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableDeletionVectors = true, "
+                  "delta.dropFeatureTruncateHistory.retentionDuration = '0 hours')")
+        spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 2")
+    with pytest.raises(Exception, match="FeatureInHistoryException"):
+        spark.sql(f"ALTER TABLE silt.`{cut}` DROP FEATURE deletionVectors TRUNCATE HISTORY")
+    spark.sql(f"ALTER TABLE silt.`{cut}` DROP FEATURE deletionVectors TRUNCATE HISTORY")
+    spark.sql(f"ALTER TABLE silt.`{unprotected}` DROP FEATURE deletionVectors")
+    spark.sql(f"ALTER TABLE silt.`{unprotected}` DROP FEATURE checkpointProtection TRUNCATE HISTORY")
+    q = lambda p: {"op": "query", "sql": f"SELECT id, v FROM delta.`{p}` ORDER BY id"}
+    res = run_reference([q(cut), q(unprotected), {"op": "sql", "statements": [
+        f"INSERT INTO delta.`{p}` VALUES (4, 'd')" for p in (cut, unprotected)]},
+        {"op": "detail", "path": cut}, {"op": "detail", "path": unprotected}])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == res[1]["rows"] == [["1", "a"], ["3", "c"]]
+    for detail in res[3:]:
+        assert not {"deletionVectors", "checkpointProtection"} & set(detail["tableFeatures"]), detail
+    for p in (cut, unprotected):
+        assert sorted(tuple(r) for r in spark.read.format("silt").load(p).collect()) == [(1, "a"), (3, "c"), (4, "d")]

@@ -128,6 +128,10 @@ class ConvertToDeltaException(SiltException):
 class ManifestWithDeletionVectorsException(SiltException):
     """Symlink manifests cannot list files with deletion vectors: run REORG TABLE ... APPLY (PURGE) first."""
 
+
+class FeatureInHistoryException(SiltException):
+    """DROP FEATURE ... TRUNCATE HISTORY must wait: the history still holds the feature; run it again later."""
+
 _BY_NAME = {
     cls.__name__: cls
     for cls in (
@@ -159,6 +163,7 @@ _BY_NAME = {
         CannotVacuumLiteException,
         ConvertToDeltaException,
         ManifestWithDeletionVectorsException,
+        FeatureInHistoryException,
     )
 }
 _TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")

@@ -10,8 +10,9 @@ import org.apache.spark.sql.SparkSession
 
 /**
  * Metadata cleanup: deletes commits and checkpoints older than `delta.logRetentionDuration`
- * that a kept checkpoint covers, and sidecars no kept checkpoint refers to. The oldest kept
- * version always has a checkpoint, so time travel within the retention keeps working.
+ * (or the shorter retention of DROP FEATURE … TRUNCATE HISTORY) that a kept checkpoint covers, and
+ * sidecars no kept checkpoint refers to. The oldest kept version always has a checkpoint, so time
+ * travel within the retention keeps working.
  */
 object LogCleanup extends Logging {
   val SidecarGraceMs: Long = 24L * 3600 * 1000
@@ -26,7 +27,11 @@ object LogCleanup extends Logging {
       cutoffCommit <- listing.commits.filter(_.timestamp <= cutoff).lastOption
       cp <- listing.checkpoints.filter(_.version <= cutoffCommit.version).sortBy(-_.version).headOption
     } yield {
-      val commits = listing.commits.filter(_.version < cp.version).map(_.file.getPath)
+      // A commit's checksum file (`<version>.crc`, which Delta writes beside it) goes with it.
+      val commits = listing.commits.filter(_.version < cp.version).flatMap { c =>
+        val path = c.file.getPath
+        Seq(path, new Path(path.getParent, path.getName.stripSuffix(".json") + ".crc"))
+      }
       val checkpoints = listing.checkpoints.filter(_.version < cp.version).flatMap(_.files.map(_.getPath))
       (cp.version, commits ++ checkpoints)
     }
@@ -35,16 +40,24 @@ object LogCleanup extends Logging {
   /** Runs cleanup after a checkpoint of `snapshot`; returns how many log files were deleted. */
   def run(spark: SparkSession, log: TableLog, snapshot: Snapshot, now: Long): Int = {
     val props = TableProperties(snapshot.metadata.configuration)
-    if (!props.expiredLogCleanup) return 0
+    if (props.expiredLogCleanup) cleanUp(spark, log, snapshot, props.logRetentionMs, now) else 0
+  }
+
+  /**
+   * Deletes the log files older than `retentionMs` that a kept checkpoint covers (and unreferenced
+   * old sidecars); returns how many log files were deleted.
+   */
+  def cleanUp(spark: SparkSession, log: TableLog, snapshot: Snapshot, retentionMs: Long, now: Long): Int = {
+    val props = TableProperties(snapshot.metadata.configuration)
     val fs = log.logPath.getFileSystem(log.hadoopConf)
     val listing = log.listing()
-    // Under checkpoint protection the history before the protected version stays whole (nothing
-    // deleted at all: deleting only the later part would leave a gap).
+    // Under checkpoint protection the history before the protected version goes in one go or not
+    // at all (deleting only its older part would let a reader start from a checkpoint there).
     val protectedBefore = if (TableFeatures.active(snapshot.protocol, snapshot.metadata).contains(CheckpointProtectionFeature))
       props.checkpointProtectedBefore else 0L
-    val deleted = plan(listing, now, props.logRetentionMs) match {
-      case Some((_, files)) if !listing.commits.headOption.exists(_.version < protectedBefore) =>
-        files.count(f => fs.delete(f, false))
+    val deleted = plan(listing, now, retentionMs) match {
+      case Some((kept, files)) if kept >= protectedBefore || !listing.commits.headOption.exists(_.version < protectedBefore) =>
+        files.count(f => fs.delete(f, false) && !f.getName.endsWith(".crc"))
       case _ => 0
     }
     // Only sidecars old enough to go make it worth reading the kept checkpoints for references.

@@ -114,6 +114,13 @@ class ConvertToDeltaException(val path: String, detail: String) extends SiltExce
 /** Symlink manifests cannot list these files: they carry deletion vectors, which manifest readers would ignore. */
 class ManifestWithDeletionVectorsException(val tablePath: String, detail: String) extends SiltException(detail)
 
+/**
+ * DROP FEATURE … TRUNCATE HISTORY cannot lower the protocol yet: the table's history still holds the
+ * feature (or, for `checkpointProtection`, the protected versions); run it again once the retention
+ * `delta.dropFeatureTruncateHistory.retentionDuration` has passed.
+ */
+class FeatureInHistoryException(val tablePath: String, val feature: String, detail: String) extends SiltException(detail)
+
 object SiltException {
   /** The Silt error at the root of a failure (a task's error arrives wrapped in Spark's job failure), if any. */
   def rootOf(e: Throwable): Option[SiltException] =

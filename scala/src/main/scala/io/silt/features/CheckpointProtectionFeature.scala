@@ -5,10 +5,11 @@ import io.silt.features.FeatureSupport.ReadWrite
 
 /**
  * Checkpoint protection (left by DROP FEATURE): the commits and checkpoints before
- * `delta.requireCheckpointProtectionBeforeVersion` stay; Silt's log cleanup then deletes nothing
- * that old (`checkpoint.LogCleanup`).
+ * `delta.requireCheckpointProtectionBeforeVersion` go only all at once (`checkpoint.LogCleanup`).
+ * Dropped only with TRUNCATE HISTORY, once that history is gone; the property goes with it.
  */
 object CheckpointProtectionFeature extends Feature("checkpointProtection", Writer, ReadWrite) {
-  override def dropRefusal: String = "Delta Lake drops it only with TRUNCATE HISTORY, once the history before " +
-    "the protected version is gone; Silt does not truncate history"
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Nil, DropCleanup.TruncateProtectedHistory,
+    strip = m => m.copy(configuration = m.configuration - TableProperties.RequireCheckpointProtectionBeforeVersion),
+    onlyWithTruncateHistory = true))
 }

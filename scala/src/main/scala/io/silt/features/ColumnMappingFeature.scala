@@ -1,5 +1,6 @@
 package io.silt.features
 
+import io.silt.actions.Metadata
 import io.silt.features.FeatureKind.ReaderWriter
 import io.silt.features.FeatureSupport.ReadWrite
 
@@ -8,5 +9,8 @@ object ColumnMappingFeature extends Feature("columnMapping", ReaderWriter, ReadW
   override def legacyVersions: Option[(Int, Int)] = Some((2, 5))
   override def neededBy(t: TableShape): Boolean = t.properties.columnMappingMode != ColumnMappingMode.None
   // The mode is taken off by the rewrite itself (optimize.ColumnMappingRemoval), as Delta's REMOVE COLUMN MAPPING.
-  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Nil, DropCleanup.RemoveColumnMapping))
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Nil, DropCleanup.RemoveColumnMapping, traces = {
+    case m: Metadata => TableProperties(m.configuration).columnMappingMode != ColumnMappingMode.None
+    case _ => false
+  }))
 }

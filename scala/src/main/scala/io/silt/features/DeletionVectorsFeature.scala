@@ -1,5 +1,6 @@
 package io.silt.features
 
+import io.silt.actions.{AddFile, Metadata, RemoveFile}
 import io.silt.features.FeatureKind.ReaderWriter
 import io.silt.features.FeatureSupport.ReadWrite
 
@@ -7,5 +8,10 @@ import io.silt.features.FeatureSupport.ReadWrite
 object DeletionVectorsFeature extends Feature("deletionVectors", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = t.properties.deletionVectorsEnabled
   override def drop: Option[FeatureDrop] =
-    Some(FeatureDrop(Seq(TableProperties.EnableDeletionVectors -> None), DropCleanup.PurgeDeletionVectors))
+    Some(FeatureDrop(Seq(TableProperties.EnableDeletionVectors -> None), DropCleanup.PurgeDeletionVectors, traces = {
+      case m: Metadata => TableProperties(m.configuration).deletionVectorsEnabled
+      case a: AddFile => a.deletionVector.isDefined
+      case r: RemoveFile => r.deletionVector.isDefined
+      case _ => false
+    }))
 }

@@ -1,6 +1,6 @@
 package io.silt.features
 
-import io.silt.actions.{Metadata, Protocol}
+import io.silt.actions.{Action, Metadata, Protocol}
 
 /** The work a feature's files need before DROP FEATURE can take it out of the protocol. */
 sealed abstract class DropCleanup(val description: String)
@@ -16,26 +16,34 @@ object DropCleanup {
    * mode off (not before: the files written so far need them to be read).
    */
   case object RemoveColumnMapping extends DropCleanup("rewrite every file under the logical column names")
+  /**
+   * The log before `delta.requireCheckpointProtectionBeforeVersion` deleted in one go, as old as
+   * `delta.dropFeatureTruncateHistory.retentionDuration` allows (checkpointProtection's drop).
+   */
+  case object TruncateProtectedHistory extends DropCleanup("truncate the history before the protected version")
 }
 
 /**
  * How DROP FEATURE removes a feature (Delta's rules): the properties it turns off (a value, or
- * None: unset), what the user must remove first (`blockers`: names), the cleanup of its files, and
- * its traces in the metadata that the commit taking it out of the protocol removes (`strip`).
+ * None: unset), what the user must remove first (`blockers`: names), the cleanup of its files, its
+ * traces in the metadata that the commit taking it out of the protocol removes (`strip`), the log
+ * actions that still use it (`traces`: TRUNCATE HISTORY lowers the protocol only once no kept
+ * version has one), and whether it is dropped only with TRUNCATE HISTORY.
  */
 final case class FeatureDrop(disable: Seq[(String, Option[String])], cleanup: DropCleanup = DropCleanup.None,
-    blockers: Metadata => Seq[String] = _ => Nil, strip: Metadata => Metadata = identity)
+    blockers: Metadata => Seq[String] = _ => Nil, strip: Metadata => Metadata = identity,
+    traces: Action => Boolean = _ => false, onlyWithTruncateHistory: Boolean = false)
 
 /** The protocol a table has once a feature is dropped. */
 object FeatureDrops {
   /**
    * `p` without `feature`: the least protocol holding the features it declares but that one, with
    * `checkpointProtection` when readers had to understand the dropped feature (their history
-   * before the drop still needs it; Delta's rule).
+   * before the drop still needs it; Delta's rule), unless that history was truncated.
    */
-  def protocolWithout(p: Protocol, feature: TableFeature): Protocol = {
+  def protocolWithout(p: Protocol, feature: TableFeature, historyTruncated: Boolean = false): Protocol = {
     val rest = TableFeatures.declared(p).filterNot(_ == feature)
-    val protection = if (feature.isReaderWriter) Seq(CheckpointProtectionFeature) else Nil
+    val protection = if (feature.isReaderWriter && !historyTruncated) Seq(CheckpointProtectionFeature) else Nil
     TableFeatures.protocolOf(TableFeatures.withRequired((rest ++ protection).distinct))
   }
 }

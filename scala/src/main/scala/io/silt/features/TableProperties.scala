@@ -43,6 +43,8 @@ object TableProperties {
   val LogRetentionDuration = "delta.logRetentionDuration"
   val DeletedFileRetentionDuration = "delta.deletedFileRetentionDuration"
   val EnableExpiredLogCleanup = "delta.enableExpiredLogCleanup"
+  /** How old the history DROP FEATURE … TRUNCATE HISTORY keeps is (Delta's default: 24 hours). */
+  val TruncateHistoryRetentionDuration = "delta.dropFeatureTruncateHistory.retentionDuration"
   val DataSkippingNumIndexedCols = "delta.dataSkippingNumIndexedCols"
   val DataSkippingStatsColumns = "delta.dataSkippingStatsColumns"
   val WriteStatsAsStruct = "delta.checkpoint.writeStatsAsStruct"
@@ -64,7 +66,8 @@ object TableProperties {
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
-    LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, DataSkippingNumIndexedCols,
+    LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, TruncateHistoryRetentionDuration,
+    DataSkippingNumIndexedCols,
     DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
     EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended)
 
@@ -106,7 +109,7 @@ final case class TableProperties(configuration: Map[String, String]) {
   def validate(): Unit = {
     Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
       inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
-      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, columnMappingMode)
+      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, truncateHistoryRetentionMs, columnMappingMode)
     if (rowTracking && rowTrackingSuspended) {
       throw new InvalidTableOperationException(s"$EnableRowTracking and $RowTrackingSuspended cannot both be true: a " +
         "table whose rows must all have ids cannot suspend giving them. Turn one off.")
@@ -179,6 +182,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   def logRetentionMs: Long = duration(LogRetentionDuration, "interval 30 days")
   def deletedFileRetentionMs: Long = duration(DeletedFileRetentionDuration, "interval 1 week")
+  def truncateHistoryRetentionMs: Long = duration(TruncateHistoryRetentionDuration, "interval 24 hours")
 
   private def duration(key: String, default: String): Long = {
     val text = get(key).getOrElse(default)

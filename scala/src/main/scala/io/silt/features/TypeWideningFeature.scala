@@ -15,7 +15,8 @@ final class TypeWideningFeature(preview: Boolean)
   // Delta's steps: the property unset, the files written before a change rewritten (optimize.WidenedFiles),
   // the change history removed.
   override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableTypeWidening -> None),
-    DropCleanup.RewriteWidenedFiles, strip = m => m.copy(schemaString = TypeChanges.without(m.schema).json)))
+    DropCleanup.RewriteWidenedFiles, strip = m => m.copy(schemaString = TypeChanges.without(m.schema).json),
+    traces = { case m: Metadata => TypeChanges.all(m.schema).nonEmpty; case _ => false }))
 
   // A reader must know every change it is asked to apply to old files.
   override def checkRead(tablePath: String, m: Metadata): Unit =

@@ -186,6 +186,13 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** A commit of nothing but its commitInfo: DROP FEATURE … TRUNCATE HISTORY checkpoints it, to cut the history there. */
+  case object EmptyCommit extends Operation {
+    def name: String = "Empty Commit"
+    def parameters: Map[String, String] = Map.empty
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   /** DROP FEATURE columnMapping's rewrite: every file under the logical names, the mapping metadata gone. */
   final case class RemoveColumnMapping(metrics: Map[String, Long]) extends Operation {
     def name: String = "REMOVE COLUMN MAPPING"

@@ -28,7 +28,9 @@ class CheckpointSpec extends AnyFunSuite {
     val l = listing((0 until 10).map(_ * hour), Seq(3, 6))
     val (cp, files) = LogCleanup.plan(l, now, 94 * hour).get
     assert(cp == 6)
-    assert(files.map(_.getName).sorted == ((0 until 6).map(v => FileNames.commitName(v)) :+ FileNames.checkpointName(3)).sorted)
+    // each commit's checksum file (written by Delta) goes with it
+    assert(files.map(_.getName).sorted == ((0 until 6).flatMap(v => Seq(FileNames.commitName(v), f"$v%020d.crc")) :+
+      FileNames.checkpointName(3)).sorted)
     // cutoff at hour 5: the newest checkpoint not newer than commit 5 is 3
     assert(LogCleanup.plan(l, now, 95 * hour).get._1 == 3)
     // nothing expired yet, or no checkpoint old enough: nothing to do
