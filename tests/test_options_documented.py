@@ -48,3 +48,16 @@ def test_readme_settings_match_the_registry(spark):
         s = registry.apply(i)
         declared[s.key()] = (s.defaultText(), s.doc())
     assert documented == declared
+
+
+def test_every_engine_error_has_its_python_class_and_a_line_in_the_reference():
+    """Each typed error of the engine has a Python class of the same name that translate() maps to,
+    and the reference's table of errors names it."""
+    import silt.errors
+    source = (REPO_ROOT / "scala" / "src" / "main" / "scala" / "io" / "silt" / "errors" / "SiltException.scala").read_text()
+    engine = set(re.findall(r"^(?:abstract )?class (\w+Exception)\b", source, re.M)) - {"SiltException"}
+    assert engine and engine <= set(silt.errors._BY_NAME), engine - set(silt.errors._BY_NAME)
+    documented = set(re.findall(r"^\| `(\w+Exception)` \|", DOC.read_text(), re.M))
+    # the concurrency subclasses are listed on the Concurrency page, the reference names their parent
+    concurrency = {n for n in engine if n.startswith("Concurrent") or n in ("MetadataChangedException", "ProtocolChangedException")}
+    assert engine - concurrency - {"ConcurrentModificationException"} <= documented, engine - documented
