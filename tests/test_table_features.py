@@ -427,27 +427,6 @@ def test_generated_columns_on_other_providers_are_refused_not_dropped(spark, tmp
     assert not spark.catalog.tableExists("gen_parquet")
 
 
-def test_filters_on_the_source_column_prune_generated_partitions(spark, tmp_path):
-    from conftest import files_scanned
-    p = str(tmp_path / "pruned")
-    spark.sql(f"CREATE TABLE silt.`{p}` {GENERATED} USING silt PARTITIONED BY (d)")
-    spark.sql(f"INSERT INTO silt.`{p}` (id, ts) SELECT CAST(id AS INT), "
-              "CAST(DATE'2024-01-01' + CAST(id AS INT) AS TIMESTAMP) + INTERVAL 6 HOURS FROM range(10)")
-    df = spark.read.format("silt").load(p)
-    spark.conf.set("spark.silt.stats.skipping.enabled", "false")  # partitions alone (statistics would skip too)
-    try:
-        for where, files, count in [("ts > TIMESTAMP'2024-01-08 00:00:00'", 3, 3),
-                                    ("ts >= TIMESTAMP'2024-01-08 06:00:00'", 3, 3),
-                                    ("ts < TIMESTAMP'2024-01-03 00:00:00'", 3, 2),  # 01-03 may hold such a ts
-                                    ("ts = TIMESTAMP'2024-01-05 06:00:00'", 1, 1),
-                                    ("TIMESTAMP'2024-01-09 00:00:00' < ts", 2, 2),
-                                    ("id > 100", 10, 0)]:  # a filter on another column derives nothing
-            q = df.where(where)
-            assert (files_scanned(spark, q), q.count()) == (files, count), where
-    finally:
-        spark.conf.unset("spark.silt.stats.skipping.enabled")
-
-
 def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path):
     p = str(tmp_path / "auto")
     spark.sql(f"CREATE TABLE silt.`{p}` (i INT, f FLOAT, s STRUCT<x: SMALLINT>, k INT) USING silt "

@@ -1,5 +1,7 @@
 package io.silt.read
 
+import java.util.Locale
+
 import scala.util.control.NonFatal
 
 import io.silt.actions.Metadata
@@ -7,70 +9,165 @@ import io.silt.features.GeneratedColumnsFeature
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
-import org.apache.spark.sql.types.{DataType, DateType}
+import org.apache.spark.sql.types.{DataType, DateType, IntegerType, StringType, TimestampType}
 
 /**
  * Partition filters implied by filters on the column a generated partition column comes from, as
  * Delta derives them: with `d GENERATED ALWAYS AS (CAST(ts AS DATE))`, `ts > X` reads only the
- * partitions with `d >= CAST(X AS DATE)`. Only expressions that never decrease as their input
- * grows qualify (`CAST(c AS DATE)`, `year(c)`, the column itself); a partition whose value is
- * null is always kept.
+ * partitions with `d >= CAST(X AS DATE)`.
+ *
+ *  - A generation expression that never decreases as its input grows gives comparisons: the column
+ *    itself, `CAST(c AS DATE)`, `year(c)`, `date_format(c, f)` with a zero-padded year-first format
+ *    (`yyyy-MM`, `yyyy-MM-dd`, `yyyy-MM-dd-HH`, ...), `date_trunc(unit, c)`, `trunc(c, unit)`,
+ *    `substring(c, 1, n)`.
+ *  - Any generation expression gives `=`, `IN` and `IS NULL`.
+ *  - Partition columns `year(c)`, `month(c)`, `day(c)` (and `hour(c)`), each the next finer part
+ *    of one column, are compared together, in that order.
+ *
+ * A partition whose value is null is kept by every comparison. Derived filters only ever keep
+ * more partitions than the query needs (the query's own filter still applies to the rows).
  */
 object GeneratedPartitionFilters {
-  /** A generated partition column: its name and type, the column it comes from, and its function. */
-  private final case class Generated(name: String, dataType: DataType, source: String, f: Expression => Expression)
+  /** A generated partition column: its attribute, the column it comes from, its function, and whether that never decreases. */
+  private final case class Generated(partition: AttributeReference, source: String, f: Expression => Expression,
+      monotonic: Boolean)
+
+  /** The date parts a partition column may be, coarsest first. */
+  private val Parts = Seq("year", "month", "day", "hour")
+  private val PartAliases = Map("year" -> "year", "month" -> "month", "day" -> "day", "dayofmonth" -> "day", "hour" -> "hour")
+  private val YearFirstFormats = Set("yyyy", "yyyy-MM", "yyyy-MM-dd", "yyyy-MM-dd-HH", "yyyyMM", "yyyyMMdd", "yyyyMMddHH")
 
   def derive(dataFilters: Seq[Expression], metadata: Metadata, timeZone: String): Seq[Expression] = {
-    val partitions = metadata.partitionColumns.map(_.toLowerCase).toSet
-    val generated = metadata.schema.fields.toSeq.filter(f => partitions(f.name.toLowerCase)).flatMap { f =>
-      GeneratedColumnsFeature.expressionOf(f).flatMap(sql => monotonic(sql, timeZone)).map { case (source, fn) =>
-        Generated(f.name, f.dataType, source, fn)
-      }
+    val partitions = metadata.partitionColumns.map(_.toLowerCase(Locale.ROOT)).toSet
+    val parsed = metadata.schema.fields.toSeq.filter(f => partitions(f.name.toLowerCase(Locale.ROOT))).flatMap { f =>
+      GeneratedColumnsFeature.expressionOf(f).flatMap(parse).map(AttributeReference(f.name, f.dataType)() -> _)
     }
-    if (generated.isEmpty) return Nil
-    dataFilters.flatMap(splitConjuncts).flatMap { e =>
-      generated.flatMap(g => derived(e, g))
-    }
+    if (parsed.isEmpty) return Nil
+    val generated = parsed.flatMap { case (a, e) => function(e, timeZone).map { case (src, fn, mono) => Generated(a, src, fn, mono) } }
+    val chains = partChains(parsed, timeZone)
+    dataFilters.flatMap(splitConjuncts).flatMap(e => generated.flatMap(g => derived(e, g)) ++ chains.flatMap(c => chained(e, c)))
   }
+
+  private def parse(sql: String): Option[Expression] =
+    try Some(CatalystSqlParser.parseExpression(sql)) catch { case NonFatal(_) => None }
 
   private def splitConjuncts(e: Expression): Seq[Expression] = e match {
     case And(a, b) => splitConjuncts(a) ++ splitConjuncts(b)
     case other => Seq(other)
   }
 
-  /** The source column and function of a generation expression that never decreases, if it is one. */
-  private def monotonic(sql: String, timeZone: String): Option[(String, Expression => Expression)] =
-    try CatalystSqlParser.parseExpression(sql) match {
-      case UnresolvedAttribute(Seq(c)) => Some(c -> identity[Expression])
-      case Cast(UnresolvedAttribute(Seq(c)), DateType, _, _) => Some(c -> (v => Cast(v, DateType, Some(timeZone))))
-      case u: UnresolvedFunction if u.nameParts.map(_.toLowerCase) == Seq("year") && !u.isDistinct => u.arguments match {
-        case Seq(UnresolvedAttribute(Seq(c))) => Some(c -> (v => Year(Cast(v, DateType, Some(timeZone)))))
-        case _ => None
+  private def call(u: UnresolvedFunction): Option[(String, Seq[Expression])] =
+    if (u.isDistinct || u.nameParts.size != 1) None else Some(u.nameParts.head.toLowerCase(Locale.ROOT) -> u.arguments)
+
+  private def stringLiteral(e: Expression): Option[String] = e match {
+    case Literal(v, StringType) if v != null => Some(v.toString)
+    case _ => None
+  }
+
+  /** The source column of a generation expression, its function of a value, and whether it never decreases. */
+  private def function(e: Expression, tz: String): Option[(String, Expression => Expression, Boolean)] = e match {
+    case UnresolvedAttribute(Seq(c)) => Some((c, identity[Expression], true))
+    case Cast(UnresolvedAttribute(Seq(c)), DateType, _, _) => Some((c, v => Cast(v, DateType, Some(tz)), true))
+    case u: UnresolvedFunction => call(u).flatMap {
+      case ("year", Seq(UnresolvedAttribute(Seq(c)))) => Some((c, v => Year(Cast(v, DateType, Some(tz))), true))
+      case ("date_format", Seq(UnresolvedAttribute(Seq(c)), fmt)) => stringLiteral(fmt).map { f =>
+        (c, (v: Expression) => DateFormatClass(Cast(v, TimestampType, Some(tz)), Literal(f), Some(tz)), YearFirstFormats(f))
+      }
+      case ("date_trunc", Seq(unit, UnresolvedAttribute(Seq(c)))) if stringLiteral(unit).isDefined =>
+        Some((c, v => TruncTimestamp(unit, Cast(v, TimestampType, Some(tz)), Some(tz)), true))
+      case ("trunc", Seq(UnresolvedAttribute(Seq(c)), unit)) if stringLiteral(unit).isDefined =>
+        Some((c, v => TruncDate(Cast(v, DateType, Some(tz)), unit), true))
+      case ("substring" | "substr", Seq(UnresolvedAttribute(Seq(c)), Literal(1, IntegerType), len @ Literal(_, IntegerType))) =>
+        Some((c, v => Substring(Cast(v, StringType, Some(tz)), Literal(1), len), true))
+      case (name, Seq(UnresolvedAttribute(Seq(c)))) if PartAliases.contains(name) =>
+        Some((c, partFunction(PartAliases(name), tz), false))
+      case _ => None
+    }
+    case _ => None
+  }
+
+  private def partFunction(part: String, tz: String): Expression => Expression = part match {
+    case "year" => v => Year(Cast(v, DateType, Some(tz)))
+    case "month" => v => Month(Cast(v, DateType, Some(tz)))
+    case "day" => v => DayOfMonth(Cast(v, DateType, Some(tz)))
+    case "hour" => v => Hour(Cast(v, TimestampType, Some(tz)), Some(tz))
+  }
+
+  /** Partition columns year(c), month(c)[, day(c)[, hour(c)]] of one column: (source, partitions coarsest first). */
+  private def partChains(parsed: Seq[(AttributeReference, Expression)], tz: String): Seq[(String, Seq[Generated])] = {
+    val parts = parsed.flatMap {
+      case (a, u: UnresolvedFunction) => call(u).collect {
+        case (name, Seq(UnresolvedAttribute(Seq(c)))) if PartAliases.contains(name) =>
+          (c.toLowerCase(Locale.ROOT), PartAliases(name), Generated(a, c, partFunction(PartAliases(name), tz), monotonic = false))
       }
       case _ => None
-    } catch { case NonFatal(_) => None }
-
-  private def derived(e: Expression, g: Generated): Option[Expression] = {
-    def on(a: Expression) = a match {
-      case ar: AttributeReference => ar.name.equalsIgnoreCase(g.source)
-      case _ => false
     }
-    val partition = AttributeReference(g.name, g.dataType)()
-    def at(v: Literal): Option[Literal] =
-      try Option(Literal.create(g.f(v).eval(), g.dataType)).filterNot(_.value == null) catch { case NonFatal(_) => None }
-    val comparison: Option[Expression] = e match {
-      case GreaterThan(a, v: Literal) if on(a) => at(v).map(GreaterThanOrEqual(partition, _))
-      case GreaterThanOrEqual(a, v: Literal) if on(a) => at(v).map(GreaterThanOrEqual(partition, _))
-      case LessThan(a, v: Literal) if on(a) => at(v).map(LessThanOrEqual(partition, _))
-      case LessThanOrEqual(a, v: Literal) if on(a) => at(v).map(LessThanOrEqual(partition, _))
-      case EqualTo(a, v: Literal) if on(a) => at(v).map(EqualTo(partition, _))
-      case GreaterThan(v: Literal, a) if on(a) => at(v).map(LessThanOrEqual(partition, _))
-      case GreaterThanOrEqual(v: Literal, a) if on(a) => at(v).map(LessThanOrEqual(partition, _))
-      case LessThan(v: Literal, a) if on(a) => at(v).map(GreaterThanOrEqual(partition, _))
-      case LessThanOrEqual(v: Literal, a) if on(a) => at(v).map(GreaterThanOrEqual(partition, _))
-      case EqualTo(v: Literal, a) if on(a) => at(v).map(EqualTo(partition, _))
+    parts.groupBy(_._1).toSeq.flatMap { case (source, ps) =>
+      val byPart = ps.map(p => p._2 -> p._3).toMap
+      val chain = Parts.takeWhile(byPart.contains).map(byPart)
+      if (chain.size >= 2) Some(source -> chain) else None
+    }
+  }
+
+  private def on(a: Expression, source: String): Boolean = a match {
+    case ar: AttributeReference => ar.name.equalsIgnoreCase(source)
+    case _ => false
+  }
+
+  /** `f(v)` as a literal of the partition's type; None when it cannot be computed or is null. */
+  private def at(g: Generated, v: Literal): Option[Literal] =
+    try Option(Literal.create(g.f(v).eval(), g.partition.dataType)).filterNot(_.value == null)
+    catch { case NonFatal(_) => None }
+
+  private sealed trait Bound
+  private case object Lower extends Bound
+  private case object Upper extends Bound
+  private case object Exact extends Bound
+
+  /** The bound a comparison of the source column with a literal puts on the column. */
+  private def bound(e: Expression, source: String): Option[(Bound, Literal)] = e match {
+    case GreaterThan(a, v: Literal) if on(a, source) => Some(Lower -> v)
+    case GreaterThanOrEqual(a, v: Literal) if on(a, source) => Some(Lower -> v)
+    case LessThan(a, v: Literal) if on(a, source) => Some(Upper -> v)
+    case LessThanOrEqual(a, v: Literal) if on(a, source) => Some(Upper -> v)
+    case EqualTo(a, v: Literal) if on(a, source) => Some(Exact -> v)
+    case GreaterThan(v: Literal, a) if on(a, source) => Some(Upper -> v)
+    case GreaterThanOrEqual(v: Literal, a) if on(a, source) => Some(Upper -> v)
+    case LessThan(v: Literal, a) if on(a, source) => Some(Lower -> v)
+    case LessThanOrEqual(v: Literal, a) if on(a, source) => Some(Lower -> v)
+    case EqualTo(v: Literal, a) if on(a, source) => Some(Exact -> v)
+    case _ => None
+  }
+
+  private def keepingNulls(c: Expression, partition: AttributeReference): Expression = Or(c, IsNull(partition))
+
+  private def derived(e: Expression, g: Generated): Option[Expression] = e match {
+    case IsNull(a) if on(a, g.source) => Some(IsNull(g.partition))
+    case In(a, values) if on(a, g.source) && values.forall(_.isInstanceOf[Literal]) =>
+      val mapped = values.map(v => at(g, v.asInstanceOf[Literal]))
+      // A value whose image cannot be computed could be in any partition: nothing is derived.
+      if (mapped.forall(_.isDefined)) Some(keepingNulls(In(g.partition, mapped.flatten.distinct), g.partition)) else None
+    case _ => bound(e, g.source).flatMap {
+      case (Exact, v) => at(g, v).map(p => keepingNulls(EqualTo(g.partition, p), g.partition))
+      case (Lower, v) if g.monotonic => at(g, v).map(p => keepingNulls(GreaterThanOrEqual(g.partition, p), g.partition))
+      case (Upper, v) if g.monotonic => at(g, v).map(p => keepingNulls(LessThanOrEqual(g.partition, p), g.partition))
       case _ => None
     }
-    comparison.map(c => Or(c, IsNull(c)))
+  }
+
+  /** A comparison of the source column as one of its parts' partitions compared in order (year, then month, ...). */
+  private def chained(e: Expression, chain: (String, Seq[Generated])): Option[Expression] = {
+    val (source, parts) = chain
+    bound(e, source).filter(_._1 != Exact).flatMap { case (b, v) =>
+      val values = parts.map(at(_, v))
+      if (values.exists(_.isEmpty)) None else {
+        val pairs = parts.map(_.partition).zip(values.flatten)
+        def lex(ps: Seq[(AttributeReference, Literal)]): Expression = ps match {
+          case Seq((a, p)) => if (b == Lower) GreaterThanOrEqual(a, p) else LessThanOrEqual(a, p)
+          case (a, p) +: rest => Or(if (b == Lower) GreaterThan(a, p) else LessThan(a, p), And(EqualTo(a, p), lex(rest)))
+        }
+        Some(keepingNulls(lex(pairs), parts.head.partition))
+      }
+    }
   }
 }
