@@ -60,6 +60,10 @@ def test_always_refuses_given_values_and_no_identity_value_is_updated(spark, tmp
         lambda: spark.sql(f"UPDATE silt.`{p}` SET id = 7"),
         lambda: spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 1 AS id, 'z' AS v) s ON t.v = s.v "
                           "WHEN NOT MATCHED THEN INSERT *"),
+        # an explicit NULL is a given value too (the reference refuses it as well)
+        lambda: spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 'z' AS v) s ON false "
+                          "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (NULL, s.v)"),
+        lambda: spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 5 AS id, 'a' AS v) s ON t.v = s.v WHEN MATCHED THEN UPDATE SET *"),
     ]:
         msg = raises_silt(silt.errors.InvalidTableOperationException, attempt)
         assert "identity column id" in msg
@@ -78,8 +82,13 @@ def test_by_default_takes_given_values_and_generates_the_others(spark, tmp_path)
     assert meta["delta.identity.allowExplicitInsert"] is True and meta["delta.identity.step"] == -1
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (100, 'given')")
     spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('x'), ('y')")
-    got = values(spark, p)
-    assert 100 in got and sorted(v for v in got if v != 100) == [-2, -1]
+    # an explicit NULL stays NULL, in INSERT and MERGE alike, as the reference does
+    spark.sql(f"INSERT INTO silt.`{p}` (id, v) VALUES (NULL, 'n1')")
+    spark.sql(f"MERGE INTO silt.`{p}` t USING (SELECT 'n2' AS v) s ON false "
+              "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (NULL, s.v)")
+    got = [r[0] for r in spark.sql(f"SELECT id FROM silt.`{p}`").collect()]
+    assert got.count(None) == 2
+    assert 100 in got and sorted(v for v in got if v not in (100, None)) == [-2, -1]
     assert schema_field(p, "id")["metadata"]["delta.identity.highWaterMark"] == -2
 
 

@@ -5,7 +5,7 @@ import io.silt.expressions.IdentityPlaceholder
 import io.silt.features.IdentityColumns
 import io.silt.write.GeneratedColumns
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Assignment
 import org.apache.spark.sql.catalyst.util.ResolveDefaultColumns
 import org.apache.spark.sql.types.StructType
@@ -43,9 +43,8 @@ object GeneratedAssignments {
       }
     }
     val identities = IdentityColumns.of(schema).flatMap { case (f, spec) =>
-      // Spark fills a column an insert leaves out with NULL (an identity column has no default)
-      val given = assigned(f.name).filterNot(v => insert && nullLiteral(v))
-      (given, target.find(_.name.equalsIgnoreCase(f.name))) match {
+      // An explicit NULL is a value as any other (Delta inserts it into a BY DEFAULT column).
+      (assigned(f.name), target.find(_.name.equalsIgnoreCase(f.name))) match {
         case (Some(v), _) if placeholder(v) => None // completed before
         case (Some(_), _) if insert && !spec.allowExplicitInsert => throw new InvalidTableOperationException(
           s"identity column ${f.name} is GENERATED ALWAYS: an INSERT cannot give its values; leave it out of the clause " +
@@ -65,12 +64,6 @@ object GeneratedAssignments {
   private def placeholder(v: Expression): Boolean = v match {
     case _: IdentityPlaceholder => true
     case c: Cast => placeholder(c.child)
-    case _ => false
-  }
-
-  private def nullLiteral(v: Expression): Boolean = v match {
-    case Literal(null, _) => true
-    case c: Cast => nullLiteral(c.child)
     case _ => false
   }
 
