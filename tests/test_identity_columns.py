@@ -134,3 +134,21 @@ def test_sync_identity_moves_the_mark_past_given_values(spark, tmp_path):
     msg = raises_silt(silt.errors.InvalidTableOperationException,
                       lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN v SYNC IDENTITY"))
     assert "not an identity column" in msg
+
+
+def test_rows_read_from_an_identity_table_create_plain_columns(spark, tmp_path):
+    """A DataFrame read from a table with identity and generated columns carries their metadata;
+    a write (or CTAS) of it creates plain columns holding the values, as the reference does."""
+    p, copy, ctas = str(tmp_path / "t"), str(tmp_path / "copy"), str(tmp_path / "ctas")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING, "
+              "g STRING GENERATED ALWAYS AS (upper(v))) USING silt")
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('a'), ('b')")
+    df = spark.read.format("silt").load(p)
+    assert "delta.identity.start" in df.schema["id"].metadata
+    df.write.format("silt").save(copy)
+    spark.sql(f"CREATE TABLE silt.`{ctas}` USING silt AS SELECT * FROM silt.`{p}`")
+    for t in (copy, ctas):
+        assert schema_field(t, "id")["metadata"] == {} and schema_field(t, "g")["metadata"] == {}
+        spark.sql(f"INSERT INTO silt.`{t}` VALUES (7, 'c', 'not upper')")  # plain columns take any value
+        assert sorted(tuple(r) for r in spark.read.format("silt").load(t).collect()) == [
+            (1, "a", "A"), (2, "b", "B"), (7, "c", "not upper")]

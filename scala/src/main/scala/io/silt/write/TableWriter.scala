@@ -183,11 +183,12 @@ object TableWriter {
   }
 
   /** Sets the transaction's metadata (and protocol) for writing data of `dataSchema`; returns it. */
-  private def prepareMetadata(txn: OptimisticTransaction, dataSchema: StructType, opts: WriteOptions,
+  private def prepareMetadata(txn: OptimisticTransaction, schemaOfData: StructType, opts: WriteOptions,
       overwrite: Boolean, declaredSchema: Boolean = false, replace: Boolean = false): Metadata = {
     val path = txn.log.tablePath.toString
     checkSettable(opts.properties.keys)
     val (requested, properties) = ProtocolRequest.parse(path, opts.properties)
+    val dataSchema = if (declaredSchema) schemaOfData else SchemaEvolution.withoutWriterMetadata(schemaOfData)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
       // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.
       val schema = if (declaredSchema) dataSchema else SchemaEvolution.asNullable(dataSchema)
