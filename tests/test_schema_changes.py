@@ -272,3 +272,33 @@ def test_alter_column_type_widens_array_elements_and_map_values(spark, tmp_path)
             spark.sql(f"ALTER TABLE silt.`{p}` {ddl}")
         assert words in str(info.value), info.value
     assert len(glob.glob(os.path.join(p, "_delta_log", "*.json"))) == commits
+
+
+def test_types_no_delta_table_holds_are_refused_by_column(spark, tmp_path):
+    """Collated strings, intervals (and Spark's other types the protocol has no name for) are refused
+    when a table would get them, as the reference refuses them (DELTA_UNSUPPORTED_DATA_TYPES):
+    nothing committed, the column named. CHAR and VARCHAR stay strings, as in Delta."""
+    from test_writes import raises_silt
+    p = str(tmp_path / "t")
+    for attempt, column in [
+        (lambda: spark.sql(f"CREATE TABLE silt.`{p}` (s STRING COLLATE UTF8_LCASE, n INT) USING silt"), "column s"),
+        (lambda: spark.sql("SELECT INTERVAL '1' DAY AS gap, 1 AS n").write.format("silt").save(p), "column gap"),
+        (lambda: spark.sql("SELECT named_struct('a', array(INTERVAL '2' MONTH)) AS s").write.format("silt").save(p),
+         "column s.a[]"),
+    ]:
+        msg = raises_silt(silt.errors.InvalidTableOperationException, attempt)
+        assert column in msg and "Delta tables hold no such type" in msg, msg
+        assert not os.path.exists(os.path.join(p, "_delta_log"))
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, c CHAR(3), v VARCHAR(5)) USING silt")
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` ADD COLUMNS (gap INTERVAL DAY TO SECOND)"))
+    assert "column gap" in msg and len(glob.glob(os.path.join(p, "_delta_log", "*.json"))) == 1
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 'ab', 'xyz')")
+    assert [tuple(r) for r in spark.read.format("silt").load(p).collect()] == [(1, "ab ", "xyz")]
+    # stored as Delta stores them: strings with the declared type in the column's metadata
+    with open(os.path.join(p, "_delta_log", f"{0:020d}.json")) as f:
+        meta = next(json.loads(line)["metaData"] for line in f if '"metaData"' in line)
+    fields = {f["name"]: f for f in json.loads(meta["schemaString"])["fields"]}
+    assert fields["c"]["type"] == "string" and fields["c"]["metadata"]["__CHAR_VARCHAR_TYPE_STRING"] == "char(3)"
+    with pytest.raises(Exception, match="(?i)length"):
+        spark.sql(f"INSERT INTO silt.`{p}` VALUES (2, 'ab', 'too long')")

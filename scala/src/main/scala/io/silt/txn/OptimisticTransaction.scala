@@ -6,6 +6,7 @@ import io.silt.config.{SiltSettings, SiltVersion}
 import io.silt.errors.{ConcurrentModificationException, ManifestWithDeletionVectorsException}
 import io.silt.actions._
 import io.silt.features._
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import io.silt.log._
 import io.silt.partition.PartitionPredicates
 import org.apache.spark.sql.SparkSession
@@ -38,10 +39,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
    * new columns here, the one place every schema change passes; `replacingTable`: a REPLACE, which
    * may change the column mapping mode.
    */
-  def updateMetadata(m: Metadata, replacingTable: Boolean = false): Unit = {
+  def updateMetadata(given: Metadata, replacingTable: Boolean = false): Unit = {
+    // CHAR(n) and VARCHAR(n) are strings with their declared type in the column's metadata, as Delta stores them.
+    val m = if (!CharVarcharUtils.hasCharVarchar(given.schema)) given
+      else given.copy(schemaString = CharVarcharUtils.replaceCharVarcharWithStringInSchema(given.schema).json)
     TableProperties(m.configuration).validate()
     ChangeDataFeed.checkColumns(log.tablePath.toString, m)
     val previous = readSnapshot.map(_.metadata)
+    if (!previous.exists(_.schemaString == m.schemaString)) SupportedTypes.check(log.tablePath.toString, m.schema)
     if (!replacingTable) previous.foreach(ColumnMapping.checkModeChange(log.tablePath.toString, _, m))
     val upgrading = !replacingTable && previous.exists(p => !ColumnMapping.of(p).enabled)
     newMetadata = Some(ColumnMapping.assign(m, upgrading))
