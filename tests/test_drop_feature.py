@@ -158,3 +158,36 @@ def test_features_that_cannot_be_dropped_are_refused_by_name(spark, tmp_path):
                           lambda: spark.sql(f"ALTER TABLE silt.`{p}` {statement}"))
         assert all(w in msg for w in words), msg
     assert len(commits(p)) == before
+
+
+def test_dropping_row_tracking_unbackfills_the_ids_then_domain_metadata_goes(spark, tmp_path):
+    """As Delta 4.4: ids suspended, every file recommitted without them (ROW TRACKING UNBACKFILL),
+    then the feature, its properties and its domain removed; domainMetadata can go after it."""
+    p = str(tmp_path / "rt")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableRowTracking = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"UPDATE silt.`{p}` SET v = 'B' WHERE id = 2")
+    before = rows(spark, p)
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` DROP FEATURE domainMetadata"))
+    assert "rowTracking need it" in msg
+    spark.sql(f"ALTER TABLE silt.`{p}` DROP FEATURE rowTracking")
+    assert operations(p)[-3:] == ["SET TBLPROPERTIES", "ROW TRACKING UNBACKFILL", "DROP FEATURE"]
+    unbackfill, drop = commits(p)[-2:]
+    adds = [a["add"] for a in unbackfill if "add" in a]
+    assert adds and all("baseRowId" not in a and "defaultRowCommitVersion" not in a and not a["dataChange"] for a in adds)
+    assert [a["domainMetadata"]["removed"] for a in drop if "domainMetadata" in a] == [True]
+    detail = spark.sql(f"DESCRIBE DETAIL silt.`{p}`").first()
+    assert not [k for k in detail.properties if "rowTracking" in k or "RowTracking" in k], detail.properties
+    assert "rowTracking" not in protocol(p)["writerFeatures"] and rows(spark, p) == before
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (3, 'c')")  # new files get no ids
+    assert all("baseRowId" not in a["add"] for a in commits(p)[-1] if "add" in a)
+    spark.sql(f"ALTER TABLE silt.`{p}` DROP FEATURE domainMetadata")
+    assert protocol(p) == {"minReaderVersion": 1, "minWriterVersion": 2}
+    assert rows(spark, p) == [(1, "a"), (2, "B"), (3, "c")]
+    # a clustered table keeps its domain: refused, naming the feature that needs it
+    q = str(tmp_path / "clustered")
+    spark.sql(f"CREATE TABLE silt.`{q}` (id INT) USING silt CLUSTER BY (id)")
+    msg = raises_silt(silt.errors.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{q}` DROP FEATURE domainMetadata"))
+    assert "clustering" in msg

@@ -311,3 +311,28 @@ def test_truncate_history_round_trip(spark, tmp_path):
         assert not {"deletionVectors", "checkpointProtection"} & set(detail["tableFeatures"]), detail
     for p in (cut, unprotected):
         assert sorted(tuple(r) for r in spark.read.format("silt").load(p).collect()) == [(1, "a"), (3, "c"), (4, "d")]
+
+
+def test_row_tracking_drop_round_trip(spark, tmp_path):
+    """Silt drops row tracking (and then domainMetadata) from a table the reference wrote and updated,
+    and the reference goes on writing it; the reference drops it from Silt's table, and Silt goes on."""
+    ref, own = str(tmp_path / "ref_rt"), str(tmp_path / "silt_rt")
+    q = lambda p: {"op": "query", "sql": f"SELECT id, v FROM delta.`{p}` ORDER BY id"}
+    first = run_reference([{"op": "sql", "statements": [
+        f"CREATE TABLE delta.`{ref}` (id INT, v STRING) USING delta TBLPROPERTIES (delta.enableRowTracking = true)",
+        f"INSERT INTO delta.`{ref}` VALUES (1, 'a'), (2, 'b')", f"UPDATE delta.`{ref}` SET v = 'B' WHERE id = 2"]}])
+    assert first[0].get("ok", True), first
+    spark.sql(f"ALTER TABLE silt.`{ref}` DROP FEATURE rowTracking")
+    spark.sql(f"ALTER TABLE silt.`{ref}` DROP FEATURE domainMetadata")
+    spark.sql(f"CREATE TABLE silt.`{own}` (id INT, v STRING) USING silt TBLPROPERTIES (delta.enableRowTracking = true)")
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"UPDATE silt.`{own}` SET v = 'B' WHERE id = 2")
+    res = run_reference([q(ref), {"op": "sql", "statements": [
+        f"INSERT INTO delta.`{ref}` VALUES (3, 'c')", f"ALTER TABLE delta.`{own}` DROP FEATURE rowTracking"]},
+        q(ref), {"op": "detail", "path": ref}, {"op": "detail", "path": own}])
+    assert all(r.get("ok", True) for r in res), res
+    assert res[0]["rows"] == [["1", "a"], ["2", "B"]] and res[2]["rows"][-1] == ["3", "c"]
+    assert not {"rowTracking", "domainMetadata"} & set(res[3]["tableFeatures"])
+    assert "rowTracking" not in res[4]["tableFeatures"]
+    spark.sql(f"INSERT INTO silt.`{own}` VALUES (3, 'c')")
+    assert silt_rows(spark, "SELECT id, v FROM {t} ORDER BY id", own) == [["1", "a"], ["2", "B"], ["3", "c"]]

@@ -21,6 +21,8 @@ object DropCleanup {
    * `delta.dropFeatureTruncateHistory.retentionDuration` allows (checkpointProtection's drop).
    */
   case object TruncateProtectedHistory extends DropCleanup("truncate the history before the protected version")
+  /** Every file recommitted without `baseRowId` and `defaultRowCommitVersion` (Delta's ROW TRACKING UNBACKFILL). */
+  case object UnbackfillRowIds extends DropCleanup("recommit every file without row ids")
 }
 
 /**
@@ -28,11 +30,14 @@ object DropCleanup {
  * None: unset), what the user must remove first (`blockers`: names), the cleanup of its files, its
  * traces in the metadata that the commit taking it out of the protocol removes (`strip`), the log
  * actions that still use it (`traces`: TRUNCATE HISTORY lowers the protocol only once no kept
- * version has one), and whether it is dropped only with TRUNCATE HISTORY.
+ * version has one), whether it is dropped only with TRUNCATE HISTORY, the domains the commit
+ * taking it out of the protocol removes (`domains`), and whether any domain left blocks the drop
+ * (`noDomainsLeft`: the `domainMetadata` feature itself).
  */
 final case class FeatureDrop(disable: Seq[(String, Option[String])], cleanup: DropCleanup = DropCleanup.None,
     blockers: Metadata => Seq[String] = _ => Nil, strip: Metadata => Metadata = identity,
-    traces: Action => Boolean = _ => false, onlyWithTruncateHistory: Boolean = false)
+    traces: Action => Boolean = _ => false, onlyWithTruncateHistory: Boolean = false, domains: Seq[String] = Nil,
+    noDomainsLeft: Boolean = false)
 
 /** The protocol a table has once a feature is dropped. */
 object FeatureDrops {

@@ -13,6 +13,15 @@ object RowTrackingFeature extends Feature("rowTracking", Writer, ReadWrite) {
   override def requires: Seq[String] = Seq(DomainMetadataFeature.name)
   override def neededBy(t: TableShape): Boolean = t.properties.rowTracking
 
+  // Delta's steps: ids suspended (no writer assigns new ones), every file recommitted without them,
+  // then the properties and the high-water mark domain removed with the feature.
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(
+    Seq(TableProperties.EnableRowTracking -> Some("false"), TableProperties.RowTrackingSuspended -> Some("true")),
+    DropCleanup.UnbackfillRowIds,
+    strip = m => m.copy(configuration = m.configuration -- Seq(TableProperties.EnableRowTracking,
+      TableProperties.RowTrackingSuspended, RowTracking.RowIdColumnKey, RowTracking.RowCommitVersionColumnKey)),
+    domains = Seq(RowTracking.Domain)))
+
   override def addedActions(c: PendingCommit): Seq[Action] = {
     val turnedOn = RowTracking.enabled(c.protocol, c.metadata) && c.previous.exists(p => !TableProperties(p.configuration).rowTracking)
     if (turnedOn) RowTracking.backfill(c.liveFiles(), c.actions) else Nil

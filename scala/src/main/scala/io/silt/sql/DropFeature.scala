@@ -1,5 +1,6 @@
 package io.silt.sql
 
+import io.silt.actions.AddFile
 import io.silt.checkpoint.{Checkpoints, HistoryTruncation}
 import io.silt.errors.{FeatureInHistoryException, InvalidTableOperationException, NotADeltaTableException}
 import io.silt.features.{ColumnMapping, DropCleanup, FeatureDrop, FeatureDrops, TableFeature, TableFeatures, TableProperties, TableShape}
@@ -45,6 +46,9 @@ object DropFeature {
       "do not need this feature, so there is no history to truncate: drop it without TRUNCATE HISTORY (as Delta Lake asks)")
     // The history is cut for a feature readers must understand; checkpointProtection's cleanup cuts its own.
     val cutsHistory = truncateHistory && feature.isReaderWriter
+    val dependents = TableFeatures.declared(before.protocol).filter(_.requires.exists(_.equalsIgnoreCase(feature.name)))
+    if (dependents.nonEmpty) refuse(s"the table's features ${dependents.map(_.name).mkString(", ")} need it: drop " +
+      "those first")
     val blockers = drop.blockers(before.metadata)
     if (blockers.nonEmpty) refuse(s"the table still uses it: ${blockers.mkString(", ")}; remove those first")
 
@@ -67,11 +71,15 @@ object DropFeature {
       case DropCleanup.PurgeDeletionVectors => current.files.exists(_.deletionVector.isDefined)
       case DropCleanup.RewriteWidenedFiles => WidenedFiles.select(spark, current, current.files).nonEmpty
       case DropCleanup.RemoveColumnMapping => ColumnMapping.of(current.metadata).enabled
+      case DropCleanup.UnbackfillRowIds => current.files.exists(hasRowIds)
       case DropCleanup.TruncateProtectedHistory | DropCleanup.None => false
     }
     if (uncleaned) refuse(s"files that need the feature remain after the step '${drop.cleanup.description}' " +
       "(written concurrently); run the statement again")
     if (feature.neededBy(TableShape.of(current.metadata))) refuse("the table's properties or schema still need it")
+    val otherDomains = current.domains.values.filterNot(d => d.removed || drop.domains.contains(d.domain)).map(_.domain)
+    if (drop.noDomainsLeft && otherDomains.nonEmpty) refuse(s"the table has domains (${otherDomains.toSeq.sorted
+      .mkString(", ")}), which need it")
     txn.filesToValidate()
     if (cutsHistory) {
       HistoryTruncation.truncate(spark, log, current)
@@ -88,7 +96,8 @@ object DropFeature {
       txn.updateMetadata(stripped.copy(configuration = stripped.configuration ++ protection))
     }
     txn.updateProtocol(FeatureDrops.protocolWithout(current.protocol, feature, historyTruncated = cutsHistory))
-    val version = txn.commit(Nil, Operation.DropFeature(feature.name, truncateHistory))
+    val removedDomains = drop.domains.flatMap(current.domains.get).filterNot(_.removed).map(_.copy(removed = true))
+    val version = txn.commit(removedDomains, Operation.DropFeature(feature.name, truncateHistory))
     if (feature.isReaderWriter && !cutsHistory) Checkpoints.checkpoint(spark, log, log.snapshotAt(version))
     version
   }
@@ -105,6 +114,7 @@ object DropFeature {
       case DropCleanup.RewriteWidenedFiles => OptimizeExecutor.run(spark, path, None, OptimizeMode.RewriteTypeWidening)
       case DropCleanup.RemoveColumnMapping => if (ColumnMapping.of(log.latest().metadata).enabled) ColumnMappingRemoval.run(spark, path)
       case DropCleanup.TruncateProtectedHistory => truncateProtectedHistory(spark, log, path, feature)
+      case DropCleanup.UnbackfillRowIds => unbackfillRowIds(spark, log)
       case DropCleanup.None =>
     }
   }
@@ -121,6 +131,19 @@ object DropFeature {
           s"is not yet older than ${TableProperties.TruncateHistoryRetentionDuration} (${retentionText(log)}). Run the " +
           "statement again once it is; it then deletes that history.")
       }
+    }
+  }
+
+  private def hasRowIds(f: AddFile): Boolean = f.baseRowId.isDefined || f.defaultRowCommitVersion.isDefined
+
+  /** Every file with row ids recommitted without them, the data unchanged (the ids were suspended first). */
+  private def unbackfillRowIds(spark: SparkSession, log: TableLog): Unit = {
+    val txn = OptimisticTransaction.start(spark, log)
+    val files = txn.readSnapshot.get.files.filter(hasRowIds)
+    if (files.nonEmpty) {
+      txn.readFiles(files)
+      txn.commit(files.map(_.copy(baseRowId = None, defaultRowCommitVersion = None, dataChange = false)),
+        Operation.RowTrackingUnbackfill(batchId = 0))
     }
   }
 

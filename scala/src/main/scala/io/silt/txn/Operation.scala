@@ -186,6 +186,13 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
+  /** DROP FEATURE rowTracking's step: every file recommitted without row ids (Delta's name; one batch). */
+  final case class RowTrackingUnbackfill(batchId: Int) extends Operation {
+    def name: String = "ROW TRACKING UNBACKFILL"
+    def parameters: Map[String, String] = Map("batchId" -> batchId.toString)
+    def metrics: Map[String, Long] = Map.empty
+  }
+
   /** A commit of nothing but its commitInfo: DROP FEATURE … TRUNCATE HISTORY checkpoints it, to cut the history there. */
   case object EmptyCommit extends Operation {
     def name: String = "Empty Commit"
