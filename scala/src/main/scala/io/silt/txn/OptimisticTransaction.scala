@@ -39,10 +39,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
    * new columns here, the one place every schema change passes; `replacingTable`: a REPLACE, which
    * may change the column mapping mode.
    */
-  def updateMetadata(given: Metadata, replacingTable: Boolean = false): Unit = {
+  def updateMetadata(requested: Metadata, replacingTable: Boolean = false): Unit = {
     // CHAR(n) and VARCHAR(n) are strings with their declared type in the column's metadata, as Delta stores them.
-    val m = if (!CharVarcharUtils.hasCharVarchar(given.schema)) given
-      else given.copy(schemaString = CharVarcharUtils.replaceCharVarcharWithStringInSchema(given.schema).json)
+    val m = if (!CharVarcharUtils.hasCharVarchar(requested.schema)) requested
+      else requested.copy(schemaString = CharVarcharUtils.replaceCharVarcharWithStringInSchema(requested.schema).json)
     TableProperties(m.configuration).validate()
     ChangeDataFeed.checkColumns(log.tablePath.toString, m)
     val previous = readSnapshot.map(_.metadata)
