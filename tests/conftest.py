@@ -60,7 +60,8 @@ SPARK_TEST_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.driver.memory": "2g",
     # The JIT's first tier only: a test session runs many short queries, and C2's compile work on 2
-    # cores cost more than it gave back (measured: 4 modules, 69 tests, 6-7% faster in two runs each; the core suite 617 s against 640 s).
+    # cores cost more than it gave back (measured: 4 modules, 69 tests, 6-7% faster in two runs
+    # each; the core suite 617 s against 640 s).
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
 }
 
