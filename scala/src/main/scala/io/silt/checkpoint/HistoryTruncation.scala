@@ -37,17 +37,17 @@ object HistoryTruncation {
   }
 
   /**
-   * Whether a kept version up to `upTo` has an action that `uses`: the state of the oldest
+   * Whether a kept version up to `upTo` has an action `traces` holds for: the state of the oldest
    * checkpoint (its files and metadata; the removals it keeps are only for VACUUM) and every commit
    * file still there. A log without a checkpoint is read from commit 0.
    */
-  def uses(log: TableLog, upTo: Long, uses: Action => Boolean): Boolean = {
+  def uses(log: TableLog, upTo: Long, traces: Action => Boolean): Boolean = {
     val listing = log.listing()
     val oldest = listing.checkpoints.map(_.version).filter(_ <= upTo).sorted.headOption
     val atCheckpoint = oldest.exists { v =>
       val s = log.snapshotAt(v)
-      uses(s.metadata) || s.files.exists(uses(_))
+      traces(s.metadata) || s.files.exists(traces(_))
     }
-    atCheckpoint || listing.commits.iterator.filter(_.version <= upTo).exists(c => log.readCommit(c.version).exists(uses))
+    atCheckpoint || listing.commits.iterator.filter(_.version <= upTo).exists(c => log.readCommit(c.version).exists(traces))
   }
 }

@@ -28,9 +28,12 @@ import org.apache.spark.sql.types.{DataType, DateType, IntegerType, StringType, 
  * more partitions than the query needs (the query's own filter still applies to the rows).
  */
 object GeneratedPartitionFilters {
-  /** A generated partition column: its attribute, the column it comes from, its function, and whether that never decreases. */
+  /**
+   * A generated partition column: its attribute, the column it comes from, its function, whether
+   * that never decreases, and the date part it is (`year`, `month`, ...), if one.
+   */
   private final case class Generated(partition: AttributeReference, source: String, f: Expression => Expression,
-      monotonic: Boolean)
+      monotonic: Boolean, part: Option[String])
 
   /** The date parts a partition column may be, coarsest first. */
   private val Parts = Seq("year", "month", "day", "hour")
@@ -43,8 +46,8 @@ object GeneratedPartitionFilters {
       GeneratedColumnsFeature.expressionOf(f).flatMap(parse).map(AttributeReference(f.name, f.dataType)() -> _)
     }
     if (parsed.isEmpty) return Nil
-    val generated = parsed.flatMap { case (a, e) => function(e, timeZone).map { case (src, fn, mono) => Generated(a, src, fn, mono) } }
-    val chains = partChains(parsed, timeZone)
+    val generated = parsed.flatMap { case (a, e) => function(e, timeZone).map(_(a)) }
+    val chains = partChains(generated)
     dataFilters.flatMap(splitConjuncts).flatMap(e => generated.flatMap(g => derived(e, g)) ++ chains.flatMap(c => chained(e, c)))
   }
 
@@ -64,26 +67,30 @@ object GeneratedPartitionFilters {
     case _ => None
   }
 
-  /** The source column of a generation expression, its function of a value, and whether it never decreases. */
-  private def function(e: Expression, tz: String): Option[(String, Expression => Expression, Boolean)] = e match {
-    case UnresolvedAttribute(Seq(c)) => Some((c, identity[Expression], true))
-    case Cast(UnresolvedAttribute(Seq(c)), DateType, _, _) => Some((c, v => Cast(v, DateType, Some(tz)), true))
-    case u: UnresolvedFunction => call(u).flatMap {
-      case ("year", Seq(UnresolvedAttribute(Seq(c)))) => Some((c, v => Year(Cast(v, DateType, Some(tz))), true))
-      case ("date_format", Seq(UnresolvedAttribute(Seq(c)), fmt)) => stringLiteral(fmt).map { f =>
-        (c, (v: Expression) => DateFormatClass(Cast(v, TimestampType, Some(tz)), Literal(f), Some(tz)), YearFirstFormats(f))
+  /** The generated partition column a generation expression makes of attribute `a`, if Silt derives filters for it. */
+  private def function(e: Expression, tz: String): Option[AttributeReference => Generated] = {
+    def of(c: String, f: Expression => Expression, monotonic: Boolean, part: Option[String] = None) =
+      Some((a: AttributeReference) => Generated(a, c, f, monotonic, part))
+    e match {
+      case UnresolvedAttribute(Seq(c)) => of(c, identity[Expression], monotonic = true)
+      case Cast(UnresolvedAttribute(Seq(c)), DateType, _, _) => of(c, v => Cast(v, DateType, Some(tz)), monotonic = true)
+      case u: UnresolvedFunction => call(u).flatMap {
+        case (name, Seq(UnresolvedAttribute(Seq(c)))) if PartAliases.contains(name) =>
+          // year never decreases; month, day and hour only together with the coarser parts
+          of(c, partFunction(PartAliases(name), tz), monotonic = PartAliases(name) == "year", Some(PartAliases(name)))
+        case ("date_format", Seq(UnresolvedAttribute(Seq(c)), fmt)) => stringLiteral(fmt).flatMap { f =>
+          of(c, v => DateFormatClass(Cast(v, TimestampType, Some(tz)), Literal(f), Some(tz)), YearFirstFormats(f))
+        }
+        case ("date_trunc", Seq(unit, UnresolvedAttribute(Seq(c)))) if stringLiteral(unit).isDefined =>
+          of(c, v => TruncTimestamp(unit, Cast(v, TimestampType, Some(tz)), Some(tz)), monotonic = true)
+        case ("trunc", Seq(UnresolvedAttribute(Seq(c)), unit)) if stringLiteral(unit).isDefined =>
+          of(c, v => TruncDate(Cast(v, DateType, Some(tz)), unit), monotonic = true)
+        case ("substring" | "substr", Seq(UnresolvedAttribute(Seq(c)), Literal(1, IntegerType), len @ Literal(_, IntegerType))) =>
+          of(c, v => Substring(Cast(v, StringType, Some(tz)), Literal(1), len), monotonic = true)
+        case _ => None
       }
-      case ("date_trunc", Seq(unit, UnresolvedAttribute(Seq(c)))) if stringLiteral(unit).isDefined =>
-        Some((c, v => TruncTimestamp(unit, Cast(v, TimestampType, Some(tz)), Some(tz)), true))
-      case ("trunc", Seq(UnresolvedAttribute(Seq(c)), unit)) if stringLiteral(unit).isDefined =>
-        Some((c, v => TruncDate(Cast(v, DateType, Some(tz)), unit), true))
-      case ("substring" | "substr", Seq(UnresolvedAttribute(Seq(c)), Literal(1, IntegerType), len @ Literal(_, IntegerType))) =>
-        Some((c, v => Substring(Cast(v, StringType, Some(tz)), Literal(1), len), true))
-      case (name, Seq(UnresolvedAttribute(Seq(c)))) if PartAliases.contains(name) =>
-        Some((c, partFunction(PartAliases(name), tz), false))
       case _ => None
     }
-    case _ => None
   }
 
   private def partFunction(part: String, tz: String): Expression => Expression = part match {
@@ -94,20 +101,12 @@ object GeneratedPartitionFilters {
   }
 
   /** Partition columns year(c), month(c)[, day(c)[, hour(c)]] of one column: (source, partitions coarsest first). */
-  private def partChains(parsed: Seq[(AttributeReference, Expression)], tz: String): Seq[(String, Seq[Generated])] = {
-    val parts = parsed.flatMap {
-      case (a, u: UnresolvedFunction) => call(u).collect {
-        case (name, Seq(UnresolvedAttribute(Seq(c)))) if PartAliases.contains(name) =>
-          (c.toLowerCase(Locale.ROOT), PartAliases(name), Generated(a, c, partFunction(PartAliases(name), tz), monotonic = false))
-      }
-      case _ => None
-    }
-    parts.groupBy(_._1).toSeq.flatMap { case (source, ps) =>
-      val byPart = ps.map(p => p._2 -> p._3).toMap
+  private def partChains(generated: Seq[Generated]): Seq[(String, Seq[Generated])] =
+    generated.filter(_.part.isDefined).groupBy(_.source.toLowerCase(Locale.ROOT)).toSeq.flatMap { case (source, gs) =>
+      val byPart = gs.map(g => g.part.get -> g).toMap
       val chain = Parts.takeWhile(byPart.contains).map(byPart)
       if (chain.size >= 2) Some(source -> chain) else None
     }
-  }
 
   private def on(a: Expression, source: String): Boolean = a match {
     case ar: AttributeReference => ar.name.equalsIgnoreCase(source)
@@ -162,9 +161,11 @@ object GeneratedPartitionFilters {
       val values = parts.map(at(_, v))
       if (values.exists(_.isEmpty)) None else {
         val pairs = parts.map(_.partition).zip(values.flatten)
-        def lex(ps: Seq[(AttributeReference, Literal)]): Expression = ps match {
-          case Seq((a, p)) => if (b == Lower) GreaterThanOrEqual(a, p) else LessThanOrEqual(a, p)
-          case (a, p) +: rest => Or(if (b == Lower) GreaterThan(a, p) else LessThan(a, p), And(EqualTo(a, p), lex(rest)))
+        // (the chain has two parts or more; the last compares inclusively)
+        def lex(ps: Seq[(AttributeReference, Literal)]): Expression = {
+          val (a, p) = ps.head
+          if (ps.size == 1) { if (b == Lower) GreaterThanOrEqual(a, p) else LessThanOrEqual(a, p) }
+          else Or(if (b == Lower) GreaterThan(a, p) else LessThan(a, p), And(EqualTo(a, p), lex(ps.tail)))
         }
         Some(keepingNulls(lex(pairs), parts.head.partition))
       }
