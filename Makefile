@@ -51,6 +51,9 @@ $(VENV)/.core: python/pyproject.toml
 	touch $@
 $(VENV)/.installed: $(VENV)/.core
 	$(PY) -m pip install -q -e "python[test,interop,plot,connect]" "pyspark[connect]==$(PYSPARK_$(DEFAULT_MINOR))"
+	# delta-spark's Python package: the reference's API (tests/interop/reference_delta.py), and the
+	# signatures Silt's delta API is compared with (it requires pyspark <= 4.2: this environment only)
+	$(PY) -m pip install -q "delta-spark==4.4.0"
 	touch $@
 
 # A virtual environment per other Spark minor, with that pyspark: where its smoke tests run.

@@ -1,14 +1,16 @@
 """``SiltTable``: a handle on one Silt table, built on SQL and the DataFrame API."""
 from __future__ import annotations
 
-import uuid
-
 from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
-from silt.errors import SiltException, UnsupportedOptionException, reraise
+from silt.errors import SiltException, reraise
+from silt.expressions import _check_condition, _check_mapping, _check_merge, _data_frame, _jvm_api, _sql_text, _to_jcolumn, _to_jmap
 
 if TYPE_CHECKING:
+    from py4j.java_gateway import JavaObject
     from pyspark.sql import Column, DataFrame, SparkSession
+
+    from silt.merge import MergeBuilder
 
 
 def _quote_path(path: str) -> str:
@@ -99,19 +101,38 @@ class SiltTable:
             "path", "absolutePath", "deletionVector", "deletedRows", "numRecords")
 
     def delete(self, condition: Optional[Union[str, "Column"]] = None) -> "DataFrame":
-        """Deletes the rows matching ``condition`` (all rows without one). ``t.delete("id = 3")``"""
-        sql = f"DELETE FROM {self._dml_ref}" + (f" WHERE {_condition_sql(condition)}" if condition is not None else "")
+        """Deletes the rows matching ``condition`` (a SQL string or a Column; all rows without one).
+        ``t.delete("id = 3")``, ``t.delete(col("id") == 3)``"""
+        _check_condition(condition, "'condition'")
+        jvm = _jvm_api(self._spark)
+        if jvm is not None:
+            return reraise(lambda: _data_frame(self._spark, self._jvm_table().executeDelete(
+                jvm.scala.Option.apply(_to_jcolumn(condition)))))
+        sql = f"DELETE FROM {self._dml_ref}" + (f" WHERE {_sql_text(condition)}" if condition is not None else "")
         return reraise(lambda: self._spark.sql(sql))
 
     def update(self, condition: Optional[Union[str, "Column"]] = None,
                set: Optional[Mapping[str, Union[str, "Column"]]] = None) -> "DataFrame":
-        """Sets columns to SQL expressions where ``condition`` holds. ``t.update("id = 3", {"city": "'Lyon'"})``"""
-        if not set:
-            raise ValueError("update needs at least one column to set")
-        assignments = ", ".join(f"{_quote_ident(k)} = {_condition_sql(v)}" for k, v in set.items())
+        """Sets columns (``set``: name to a SQL string or a Column) where ``condition`` holds.
+        ``t.update("id = 3", {"city": "'Lyon'"})``, ``t.update(col("id") == 3, {"city": lit("Lyon")})``"""
+        _check_condition(condition, "'condition'")
+        _check_mapping(set, "'set'")
+        assert set is not None
+        jvm = _jvm_api(self._spark)
+        if jvm is not None:
+            return reraise(lambda: _data_frame(self._spark, self._jvm_table().executeUpdate(
+                _to_jmap(self._spark, set), jvm.scala.Option.apply(_to_jcolumn(condition)))))
+        assignments = ", ".join(f"{_quote_ident(k)} = {_sql_text(v)}" for k, v in set.items())
         sql = f"UPDATE {self._dml_ref} SET {assignments}" + (
-            f" WHERE {_condition_sql(condition)}" if condition is not None else "")
+            f" WHERE {_sql_text(condition)}" if condition is not None else "")
         return reraise(lambda: self._spark.sql(sql))
+
+    def _jvm_table(self) -> "JavaObject":
+        """This table in Silt's JVM API (``io.silt.tables.DeltaTable``), under its alias."""
+        jvm = _jvm_api(self._spark)
+        assert jvm is not None
+        table = jvm.io.silt.tables.DeltaTable.unchecked(self._spark._jsparkSession, self._path, self._name)
+        return table if self._alias is None else table.alias(self._alias)
 
     @property
     def _dml_ref(self) -> str:
@@ -157,7 +178,9 @@ class SiltTable:
 
         >>> t.merge(updates, "target.id = source.id").when_matched_update({"city": "source.city"}).execute()
         """
-        return MergeBuilder(self, source, _condition_sql(condition), source_alias, self._alias or target_alias)
+        _check_merge(source, condition)
+        from silt.merge import MergeBuilder
+        return MergeBuilder(self, source, condition, source_alias, self._alias or target_alias)
 
     def vacuum(self, retention_hours: Optional[float] = None, dry_run: bool = False, lite: bool = False) -> "DataFrame":
         """Deletes files the table no longer needs. ``t.vacuum(168)``; ``dry_run=True`` only lists them;
@@ -222,17 +245,6 @@ class SiltTable:
         return reraise(lambda: self._spark.sql(f"DESCRIBE DETAIL {self._ref}"))
 
 
-def _condition_sql(condition: Union[str, "Column"]) -> str:
-    if isinstance(condition, str):
-        return condition
-    # a Column: its SQL text (PySpark renders a Column's expression with str()).
-    text = str(condition)
-    prefix = "Column<'"
-    if text.startswith(prefix) and text.endswith("'>"):
-        return text[len(prefix):-2]
-    raise TypeError(f"cannot use {condition!r} as a condition; pass a SQL string")
-
-
 def _quote_ident(name: str) -> str:
     return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
 
@@ -247,9 +259,12 @@ class OptimizeBuilder:
         self._table = table
         self._where: Optional[str] = None
 
-    def where(self, partition_condition: Union[str, "Column"]) -> "OptimizeBuilder":
-        """Limits OPTIMIZE to the partitions matching a condition on partition columns. ``.where("day = 25")``"""
-        self._where = _condition_sql(partition_condition)
+    def where(self, partition_condition: str) -> "OptimizeBuilder":
+        """Limits OPTIMIZE to the partitions matching a SQL condition on partition columns. ``.where("day = 25")``"""
+        if type(partition_condition) is not str:
+            raise TypeError(f"partitionFilter must be a string (a SQL condition on partition columns), "
+                            f"found to be of type {type(partition_condition)}")
+        self._where = partition_condition
         return self
 
     def _sql(self, zorder: Sequence[str], full: bool = False) -> str:
@@ -276,100 +291,3 @@ class OptimizeBuilder:
         if not columns:
             raise ValueError("execute_zorder_by needs at least one column")
         return reraise(lambda: self._table._spark.sql(self._sql(columns)))
-
-
-class MergeBuilder:
-    """WHEN clauses of a MERGE, applied in the order given; ``execute()`` runs it.
-
-    >>> t.merge(src, "target.id = source.id").when_matched_delete("source.gone").when_not_matched_insert_all().execute()
-    """
-
-    def __init__(self, table: SiltTable, source: "DataFrame", condition: str, source_alias: Optional[str],
-                 target_alias: Optional[str]):
-        self._table = table
-        self._source = source
-        self._condition = condition
-        self._aliases = (source_alias, target_alias)
-        self._evolve = False
-        self._matched: list[str] = []
-        self._not_matched: list[str] = []
-        self._not_matched_by_source: list[str] = []
-
-    @staticmethod
-    def _when(condition: Optional[Union[str, "Column"]]) -> str:
-        return f" AND {_condition_sql(condition)}" if condition is not None else ""
-
-    @staticmethod
-    def _set(values: Mapping[str, Union[str, "Column"]]) -> str:
-        return ", ".join(f"{_quote_ident(k)} = {_condition_sql(v)}" for k, v in values.items())
-
-    def when_matched_update(self, set: Mapping[str, Union[str, "Column"]],
-                            condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Updates matched target rows: ``{"column": "SQL expression"}``."""
-        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN UPDATE SET {self._set(set)}")
-        return self
-
-    def when_matched_update_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Updates every column of matched target rows from the source. ``m.when_matched_update_all()``"""
-        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN UPDATE SET *")
-        return self
-
-    def when_matched_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Deletes matched target rows. ``m.when_matched_delete("source.gone")``"""
-        self._matched.append(f"WHEN MATCHED{self._when(condition)} THEN DELETE")
-        return self
-
-    def when_not_matched_insert(self, values: Mapping[str, Union[str, "Column"]],
-                                condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Inserts source rows without a match: ``{"column": "SQL expression"}``."""
-        cols = ", ".join(_quote_ident(k) for k in values)
-        vals = ", ".join(_condition_sql(v) for v in values.values())
-        self._not_matched.append(f"WHEN NOT MATCHED{self._when(condition)} THEN INSERT ({cols}) VALUES ({vals})")
-        return self
-
-    def when_not_matched_insert_all(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Inserts source rows without a match, column by column. ``m.when_not_matched_insert_all()``"""
-        self._not_matched.append(f"WHEN NOT MATCHED{self._when(condition)} THEN INSERT *")
-        return self
-
-    def when_not_matched_by_source_delete(self, condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Deletes target rows that no source row matches. ``m.when_not_matched_by_source_delete()``"""
-        self._not_matched_by_source.append(f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN DELETE")
-        return self
-
-    def when_not_matched_by_source_update(self, set: Mapping[str, Union[str, "Column"]],
-                                          condition: Optional[Union[str, "Column"]] = None) -> "MergeBuilder":
-        """Updates target rows that no source row matches. ``m.when_not_matched_by_source_update({"live": "false"})``"""
-        self._not_matched_by_source.append(
-            f"WHEN NOT MATCHED BY SOURCE{self._when(condition)} THEN UPDATE SET {self._set(set)}")
-        return self
-
-    def with_schema_evolution(self) -> "MergeBuilder":
-        """MERGE WITH SCHEMA EVOLUTION: source columns the table lacks are added by ``UPDATE SET *`` /
-        ``INSERT *`` (Spark 4.1 and later). ``m.with_schema_evolution().when_not_matched_insert_all()``"""
-        self._evolve = True
-        return self
-
-    def execute(self) -> "DataFrame":
-        """Runs the MERGE; returns (num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows).
-
-        ``t.merge(updates, "target.id = source.id").when_matched_update_all().execute()``
-        """
-        clauses = self._matched + self._not_matched + self._not_matched_by_source
-        if not clauses:
-            raise ValueError("a MERGE needs at least one WHEN clause")
-        if self._evolve and self._table._spark.version.startswith("4.0."):
-            raise UnsupportedOptionException(
-                f"WITH SCHEMA EVOLUTION needs Spark 4.1 or later (this is "
-                f"{self._table._spark.version}); add the new columns with ALTER TABLE … ADD COLUMNS first")
-        view = f"silt_merge_source_{uuid.uuid4().hex}"
-        self._source.createOrReplaceTempView(view)
-        source_alias, target_alias = self._aliases
-        evolution = " WITH SCHEMA EVOLUTION" if self._evolve else ""
-        target = self._table._dml_ref + (f" AS {_quote_ident(target_alias)}" if target_alias else "")
-        source = view + (f" AS {_quote_ident(source_alias)}" if source_alias else "")
-        sql = f"MERGE{evolution} INTO {target} USING {source} ON {self._condition} " + " ".join(clauses)
-        try:
-            return reraise(lambda: self._table._spark.sql(sql))
-        finally:
-            self._table._spark.catalog.dropTempView(view)

@@ -25,6 +25,8 @@ Operations:
   stream         {"source", "target", "checkpoint"}  streams the source table into the target (format delta,
                  Trigger.AvailableNow, a file a micro-batch) -> {"batches": n}
   detail         {"path"}  -> DESCRIBE DETAIL's clusteringColumns, tableFeatures, numFiles
+  api            {"code"}  runs Python code with `spark`, delta-spark's `DeltaTable` and
+                 `F` (pyspark.sql.functions) -> {"result": the code's `result` variable, as repr()}
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -155,12 +157,20 @@ def op_detail(spark, canon, op):
             "numFiles": d["numFiles"]}
 
 
+def op_api(spark, canon, op):
+    from delta.tables import DeltaTable
+    from pyspark.sql import functions as F
+    scope = {"spark": spark, "DeltaTable": DeltaTable, "F": F}
+    exec(op["code"], scope)
+    return {"result": repr(scope.get("result"))}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
+OPS = {"api": op_api, "detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
 
 
 class _Server:

@@ -9,10 +9,13 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
+from silt.delta import checks
 from silt.errors import UnsupportedOptionException, reraise
-from silt.table import MergeBuilder, OptimizeBuilder, SiltTable, _quote_ident, _quote_path
+from silt.merge import MergeBuilder
+from silt.table import OptimizeBuilder, SiltTable, _quote_ident, _quote_path
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -79,13 +82,13 @@ class DeltaTable:
 
     def update(self, condition: Optional[ExpressionOrColumn] = None, set: Optional[ColumnMapping] = None) -> None:
         """Sets columns (``set``: column -> expression) where ``condition`` holds (everywhere without one)."""
-        if not set:
-            raise ValueError("update needs 'set': a mapping of column names to expressions")
         self._table.update(condition, set)
 
     def merge(self, source: "DataFrame", condition: ExpressionOrColumn) -> "DeltaMergeBuilder":
         """Starts a MERGE of ``source`` into the table; the sides are named by their aliases
         (``DeltaTable.alias``, ``DataFrame.alias``)."""
+        from silt.expressions import _check_merge
+        _check_merge(source, condition)
         builder = self._table.merge(source, condition, source_alias=_alias_of(source), target_alias=None)
         return DeltaMergeBuilder(builder)
 
@@ -101,22 +104,31 @@ class DeltaTable:
 
     def restoreToVersion(self, version: int) -> "DataFrame":
         """Makes the table's content that of an earlier version."""
+        checks.verify_int(version, "version")
         return self._table.restore_to_version(version)
 
     def restoreToTimestamp(self, timestamp: str) -> "DataFrame":
         """Makes the table's content that of the version current at ``timestamp``."""
+        checks.verify_str(timestamp, "timestamp")
         return self._table.restore_to_timestamp(timestamp)
 
     def upgradeTableProtocol(self, readerVersion: int, writerVersion: int) -> None:
         """Raises the protocol to at least these versions (never lowers it)."""
+        for name, value in (("readerVersion", readerVersion), ("writerVersion", writerVersion)):
+            if not isinstance(value, int):
+                raise ValueError("The %s needs to be an integer but got '%s'." % (name, type(value)))
         self._table.upgrade_protocol(readerVersion, writerVersion)
 
     def addFeatureSupport(self, featureName: str) -> None:
         """Adds a table feature to the protocol."""
+        checks.verify_str(featureName, "featureName")
         self._table.add_feature(featureName)
 
     def dropFeatureSupport(self, featureName: str, truncateHistory: Optional[bool] = None) -> None:
         """Drops a table feature from the protocol (``ALTER TABLE … DROP FEATURE``)."""
+        checks.verify_str(featureName, "featureName")
+        if truncateHistory is not None:
+            checks.verify_bool(truncateHistory, "truncateHistory")
         self._table.drop_feature(featureName, bool(truncateHistory))
 
     def generate(self, mode: str) -> None:
@@ -126,17 +138,20 @@ class DeltaTable:
     def clone(self, target: str, isShallow: bool, replace: bool = False,
               properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of the latest version at ``target`` (a path or a table name)."""
+        checks.verify_clone(target, isShallow, replace, properties)
         return DeltaTable(self._table.clone(target, replace=replace, properties=_shallow(isShallow, properties)))
 
     def cloneAtVersion(self, version: int, target: str, isShallow: bool, replace: bool = False,
                        properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of ``version`` at ``target``."""
+        checks.verify_clone(target, isShallow, replace, properties, version=version)
         return DeltaTable(self._table.clone(target, version=version, replace=replace,
                                             properties=_shallow(isShallow, properties)))
 
     def cloneAtTimestamp(self, timestamp: str, target: str, isShallow: bool, replace: bool = False,
                          properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of the version current at ``timestamp`` at ``target``."""
+        checks.verify_clone(target, isShallow, replace, properties, timestamp)
         return DeltaTable(self._table.clone(target, timestamp=timestamp, replace=replace,
                                             properties=_shallow(isShallow, properties)))
 
@@ -234,8 +249,9 @@ class DeltaMergeBuilder:
 
     @staticmethod
     def _required(value: Optional[ColumnMapping], name: str, method: str) -> ColumnMapping:
-        if not value:
-            raise ValueError(f"{method} needs '{name}': a mapping of column names to expressions")
+        from silt.expressions import _check_mapping
+        _check_mapping(value, f"'{name}' in {method}")
+        assert value is not None
         return value
 
     def whenMatchedUpdate(self, condition: Optional[ExpressionOrColumn] = None,
@@ -304,26 +320,22 @@ class DeltaOptimizeBuilder:
 
     def executeZOrderBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DataFrame":
         """Rewrites the selected files clustered along a Z-order curve of ``cols``."""
-        return self._builder.execute_zorder_by(*_flatten(cols))
+        columns = _flatten(cols)
+        for c in columns:
+            if type(c) is not str:
+                raise TypeError("Z-order column must be str. Found %s with type %s" % (str(c), str(type(c))))
+        return self._builder.execute_zorder_by(*columns)
 
 
+@dataclass
 class IdentityGenerator:
     """An identity column's values (delta-spark's ``IdentityGenerator``): ``start``, ``start + step``,
-    ... (unique, not always contiguous); ``step`` is not 0."""
-
-    def __init__(self, start: int = 1, step: int = 1):
-        if step == 0:
-            raise UnsupportedOptionException("IdentityGenerator step: an identity column's step cannot be 0")
-        self.start, self.step = int(start), int(step)
+    ... (unique, not always contiguous); ``step`` is not 0, checked when the column is added."""
+    start: int = 1
+    step: int = 1
 
     def _sql(self) -> str:
-        return f"(START WITH {self.start} INCREMENT BY {self.step})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, IdentityGenerator) and (self.start, self.step) == (other.start, other.step)
-
-    def __repr__(self) -> str:
-        return f"IdentityGenerator(start={self.start}, step={self.step})"
+        return f"(START WITH {int(self.start)} INCREMENT BY {int(self.step)})"
 
 
 class DeltaTableBuilder:
@@ -342,16 +354,22 @@ class DeltaTableBuilder:
 
     def tableName(self, identifier: str) -> "DeltaTableBuilder":
         """The catalog name of the table."""
+        if type(identifier) is not str:
+            checks.type_error("Identifier must be str.", [identifier])
         self._name = identifier
         return self
 
     def location(self, location: str) -> "DeltaTableBuilder":
         """Where the table is stored (a path table when no name is given)."""
+        if type(location) is not str:
+            checks.type_error("Location must be str.", [location])
         self._location = location
         return self
 
     def comment(self, comment: str) -> "DeltaTableBuilder":
         """The table's comment."""
+        if type(comment) is not str:
+            checks.type_error("Table comment must be str.", [comment])
         self._comment = comment
         return self
 
@@ -362,13 +380,24 @@ class DeltaTableBuilder:
         """Adds a column (delta-spark's argument order). ``generatedAlwaysAs``: a SQL expression that
         generates it, or an ``IdentityGenerator`` (an identity column whose values writes cannot give);
         ``generatedByDefaultAs``: an ``IdentityGenerator`` (writes may give values)."""
-        if generatedByDefaultAs is not None and not isinstance(generatedByDefaultAs, IdentityGenerator):
-            raise UnsupportedOptionException(
-                f"generatedByDefaultAs of column {colName}: an IdentityGenerator, not {generatedByDefaultAs!r}")
+        if type(colName) is not str:
+            checks.type_error("Column name must be str.", [colName])
+        if type(dataType) is not str and not isinstance(dataType, _data_type_class()):
+            checks.type_error("Column data type must be str or DataType.", [dataType])
+        if type(nullable) is not bool:
+            checks.type_error("Column nullable must be bool.", [nullable])
+        if generatedAlwaysAs is not None and generatedByDefaultAs is not None:
+            raise ValueError("generatedByDefaultAs and generatedAlwaysAs cannot both be set.",
+                             [generatedByDefaultAs, generatedAlwaysAs])
         if generatedAlwaysAs is not None and not isinstance(generatedAlwaysAs, (str, IdentityGenerator)):
-            raise UnsupportedOptionException(
-                f"generatedAlwaysAs of column {colName}: a SQL expression or an IdentityGenerator, not "
-                f"{generatedAlwaysAs!r}")
+            checks.type_error("Generated always as expression must be str or IdentityGenerator.", [generatedAlwaysAs])
+        if generatedByDefaultAs is not None and not isinstance(generatedByDefaultAs, IdentityGenerator):
+            checks.type_error("Generated by default expression must be IdentityGenerator.", [generatedByDefaultAs])
+        for identity in (generatedAlwaysAs, generatedByDefaultAs):
+            if isinstance(identity, IdentityGenerator) and identity.step == 0:
+                raise ValueError("Column identity generation requires step to be non-zero.")
+        if comment is not None and type(comment) is not str:
+            checks.type_error("Column comment must be str.", [comment])
         type_sql = dataType if isinstance(dataType, str) else dataType.simpleString()
         col = f"{_quote_ident(colName)} {type_sql}" + ("" if nullable else " NOT NULL")
         if isinstance(generatedAlwaysAs, IdentityGenerator):
@@ -384,7 +413,15 @@ class DeltaTableBuilder:
 
     def addColumns(self, cols: Union["StructType", Iterable["StructField"]]) -> "DeltaTableBuilder":
         """Adds the columns of a schema (a StructType or StructFields)."""
-        for f in list(getattr(cols, "fields", cols)):
+        from pyspark.sql.types import StructField, StructType
+        if isinstance(cols, list):
+            for col in cols:
+                if type(col) is not StructField:
+                    checks.type_error("Column in existing schema must be StructField.", [col])
+            cols = StructType(cols)
+        if type(cols) is not StructType:
+            checks.type_error("Schema must be StructType or a list of StructField.", [cols])
+        for f in cols.fields:
             meta = f.metadata or {}
             generated: Optional[Union[str, IdentityGenerator]] = meta.get("delta.generationExpression")
             by_default = None
@@ -401,15 +438,19 @@ class DeltaTableBuilder:
     def partitionedBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DeltaTableBuilder":
         """The partition columns."""
         self._partitioned = _flatten(cols)
+        checks.verify_columns(self._partitioned, "Partitioning")
         return self
 
     def clusterBy(self, *cols: Union[str, List[str], Tuple[str, ...]]) -> "DeltaTableBuilder":
         """The clustering columns (liquid clustering)."""
         self._clustered = _flatten(cols)
+        checks.verify_columns(self._clustered, "Clustering")
         return self
 
     def property(self, key: str, value: str) -> "DeltaTableBuilder":
         """A table property (``delta.*`` ones as Silt honours or refuses them)."""
+        if type(key) is not str or type(value) is not str:
+            checks.type_error("Key and value of property must be string.", [key, value])
         self._properties[key] = value
         return self
 
@@ -443,10 +484,16 @@ class DeltaTableBuilder:
 
 
 def _flatten(cols: Iterable[Union[str, List[str], Tuple[str, ...]]]) -> List[str]:
-    out: List[str] = []
-    for c in cols:
-        out.extend([c] if isinstance(c, str) else list(c))
-    return out
+    """Columns given as arguments, or as one list or tuple (as delta-spark takes them)."""
+    cols = list(cols)
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        return list(cols[0])
+    return cols  # type: ignore[return-value]
+
+
+def _data_type_class() -> type:
+    from pyspark.sql.types import DataType
+    return DataType
 
 
 __all__ = ["DeltaTable", "DeltaMergeBuilder", "DeltaOptimizeBuilder", "DeltaTableBuilder", "IdentityGenerator"]

@@ -18,6 +18,12 @@ object SparkInternals {
 
   def expression(c: Column): Expression = ExpressionUtils.expression(c)
 
+  /**
+   * A Column's Catalyst expression itself, converted now: `expression` may wrap it for the analyzer
+   * to convert later, which a plan that Silt's commands take apart after analysis never sees done.
+   */
+  def convertedExpression(c: Column): Expression = org.apache.spark.sql.classic.ColumnNodeToExpressionConverter(c.node)
+
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
 
