@@ -90,22 +90,30 @@ class DeltaMergeBuilder private[tables] (table: DeltaTable, source: DataFrame, c
   }
 }
 
-/** The action of a WHEN MATCHED clause. */
-class DeltaMergeMatchedActionBuilder private[tables] (merge: DeltaMergeBuilder, condition: Option[Column]) {
-  private def add(action: MergeClause.Action) = merge.withClause(MergeClause("MATCHED", condition, action))
+/** The actions WHEN MATCHED and WHEN NOT MATCHED BY SOURCE clauses share: update and delete. */
+trait MergeUpdateActions {
+  protected def add(action: MergeClause.Action): DeltaMergeBuilder
 
-  /** Updates matched target rows: column name to value. */
+  /** Updates the clause's target rows: column name to value. */
   def update(set: scala.collection.Map[String, Column]): DeltaMergeBuilder =
     add(MergeClause.Update(MergeClause.assignments(set.toSeq, "update")))
   def update(set: java.util.Map[String, Column]): DeltaMergeBuilder = update(set.asScala)
-  /** Updates matched target rows: column name to SQL expression. */
+  /** Updates the clause's target rows: column name to SQL expression. */
   def updateExpr(set: scala.collection.Map[String, String]): DeltaMergeBuilder =
     update(set.map { case (k, v) => k -> functions.expr(v) })
   def updateExpr(set: java.util.Map[String, String]): DeltaMergeBuilder = updateExpr(set.asScala)
+  /** Deletes the clause's target rows. */
+  def delete(): DeltaMergeBuilder = add(MergeClause.Delete)
+}
+
+/** The action of a WHEN MATCHED clause. */
+class DeltaMergeMatchedActionBuilder private[tables] (merge: DeltaMergeBuilder, condition: Option[Column])
+    extends MergeUpdateActions {
+  protected def add(action: MergeClause.Action): DeltaMergeBuilder =
+    merge.withClause(MergeClause("MATCHED", condition, action))
+
   /** Updates every column of matched target rows from the source. */
   def updateAll(): DeltaMergeBuilder = add(MergeClause.UpdateAll)
-  /** Deletes matched target rows. */
-  def delete(): DeltaMergeBuilder = add(MergeClause.Delete)
 }
 
 /** The action of a WHEN NOT MATCHED clause. */
@@ -125,17 +133,8 @@ class DeltaMergeNotMatchedActionBuilder private[tables] (merge: DeltaMergeBuilde
 }
 
 /** The action of a WHEN NOT MATCHED BY SOURCE clause. */
-class DeltaMergeNotMatchedBySourceActionBuilder private[tables] (merge: DeltaMergeBuilder, condition: Option[Column]) {
-  private def add(action: MergeClause.Action) = merge.withClause(MergeClause("NOT MATCHED BY SOURCE", condition, action))
-
-  /** Updates target rows no source row matches: column name to value. */
-  def update(set: scala.collection.Map[String, Column]): DeltaMergeBuilder =
-    add(MergeClause.Update(MergeClause.assignments(set.toSeq, "update")))
-  def update(set: java.util.Map[String, Column]): DeltaMergeBuilder = update(set.asScala)
-  /** Updates target rows no source row matches: column name to SQL expression. */
-  def updateExpr(set: scala.collection.Map[String, String]): DeltaMergeBuilder =
-    update(set.map { case (k, v) => k -> functions.expr(v) })
-  def updateExpr(set: java.util.Map[String, String]): DeltaMergeBuilder = updateExpr(set.asScala)
-  /** Deletes target rows no source row matches. */
-  def delete(): DeltaMergeBuilder = add(MergeClause.Delete)
+class DeltaMergeNotMatchedBySourceActionBuilder private[tables] (merge: DeltaMergeBuilder, condition: Option[Column])
+    extends MergeUpdateActions {
+  protected def add(action: MergeClause.Action): DeltaMergeBuilder =
+    merge.withClause(MergeClause("NOT MATCHED BY SOURCE", condition, action))
 }
