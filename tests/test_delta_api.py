@@ -97,3 +97,23 @@ def _table(spark, tmp_path) -> str:
     if not Path(p).exists():
         spark.range(3).write.format("silt").save(p)
     return p
+
+
+def test_every_public_method_of_delta_spark_exists_with_its_signature():
+    """Silt's classes against delta-spark 4.4's Python package (installed in the test environment):
+    each public method, with its parameters' names, kinds and defaults."""
+    import inspect
+    delta_tables = pytest.importorskip("delta.tables")
+    import silt.delta.tables as silt_tables
+    compared = 0
+    for cls in ("DeltaTable", "DeltaMergeBuilder", "DeltaOptimizeBuilder", "DeltaTableBuilder", "IdentityGenerator"):
+        theirs, ours = getattr(delta_tables, cls), getattr(silt_tables, cls)
+        for name, member in inspect.getmembers(theirs):
+            if name.startswith("_") or not callable(member):
+                continue
+            assert hasattr(ours, name), f"{cls}.{name}"
+            expected = [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()]
+            actual = [(p.name, p.kind, p.default) for p in inspect.signature(getattr(ours, name)).parameters.values()]
+            assert actual == expected, f"{cls}.{name}"
+            compared += 1
+    assert compared > 40

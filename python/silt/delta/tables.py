@@ -35,7 +35,7 @@ class DeltaTable:
 
     @classmethod
     def forPath(cls, sparkSession: "SparkSession", path: str,
-                hadoopConf: Optional[Dict[str, str]] = None) -> "DeltaTable":
+                hadoopConf: Dict[str, str] = {}) -> "DeltaTable":  # noqa: B006 - delta-spark's default
         """The table at ``path``; raises NotADeltaTableException if there is none.
 
         ``hadoopConf`` is refused when not empty: Silt reads a table's storage settings from the
@@ -135,20 +135,20 @@ class DeltaTable:
         """Writes the manifests of ``mode`` (``"symlink_format_manifest"``)."""
         self._table.generate(mode)
 
-    def clone(self, target: str, isShallow: bool, replace: bool = False,
+    def clone(self, target: str, isShallow: bool = False, replace: bool = False,
               properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of the latest version at ``target`` (a path or a table name)."""
         checks.verify_clone(target, isShallow, replace, properties)
         return DeltaTable(self._table.clone(target, replace=replace, properties=_shallow(isShallow, properties)))
 
-    def cloneAtVersion(self, version: int, target: str, isShallow: bool, replace: bool = False,
+    def cloneAtVersion(self, version: int, target: str, isShallow: bool = False, replace: bool = False,
                        properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of ``version`` at ``target``."""
         checks.verify_clone(target, isShallow, replace, properties, version=version)
         return DeltaTable(self._table.clone(target, version=version, replace=replace,
                                             properties=_shallow(isShallow, properties)))
 
-    def cloneAtTimestamp(self, timestamp: str, target: str, isShallow: bool, replace: bool = False,
+    def cloneAtTimestamp(self, timestamp: str, target: str, isShallow: bool = False, replace: bool = False,
                          properties: Optional[Dict[str, str]] = None) -> "DeltaTable":
         """A shallow clone of the version current at ``timestamp`` at ``target``."""
         checks.verify_clone(target, isShallow, replace, properties, timestamp)
