@@ -41,12 +41,12 @@ def test_readme_settings_match_the_registry(spark):
     text = DOC.read_text()
     body = re.search(r"<!-- settings -->(.*?)<!-- /settings -->", text, re.S).group(1)
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in body.strip().splitlines()[2:]]
-    documented = {r[0].strip("`"): (r[1].strip("`"), r[2]) for r in rows}
+    documented = {r[0].strip("`"): (r[1].strip("`"), r[2], r[3].strip("`") or None) for r in rows}
     registry = spark._jvm.io.silt.config.SiltSettings.all()
     declared = {}
     for i in range(registry.size()):
         s = registry.apply(i)
-        declared[s.key()] = (s.defaultText(), s.doc())
+        declared[s.key()] = (s.defaultText(), s.doc(), s.deltaKey().get() if s.deltaKey().isDefined() else None)
     assert documented == declared
 
 

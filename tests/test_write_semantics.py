@@ -201,17 +201,6 @@ def test_txn_session_settings_are_used_once(spark, tmp_path):
         spark.sql("DROP TABLE IF EXISTS txn_replaced")
 
 
-def test_delta_named_session_settings_are_refused(spark, tmp_path):
-    p = str(tmp_path / "t")
-    spark.conf.set("spark.databricks.delta.write.txnAppId", "job")
-    try:
-        msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.range(2).write.format("silt").save(p))
-        assert "spark.silt.write.txnAppId" in msg
-    finally:
-        spark.conf.unset("spark.databricks.delta.write.txnAppId")
-    assert not (Path(p) / "_delta_log").exists()
-
-
 def test_user_metadata_in_commit_info_and_history(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(2).write.format("silt").option("userMetadata", "nightly load").save(p)
@@ -331,25 +320,6 @@ def test_dml_honours_the_session_txn_settings(spark, tmp_path):
         spark.conf.unset("spark.silt.write.txnAppId")
         spark.conf.unset("spark.silt.write.txnVersion")
     assert sorted(r.id for r in spark.read.format("silt").load(p).collect()) == list(range(3, 10))
-
-
-def test_more_delta_session_settings_are_refused(spark, tmp_path):
-    p = str(tmp_path / "t")
-    spark.range(3).write.format("silt").save(p)
-    before = state(p)
-    for key, value in (("spark.databricks.delta.schema.autoMerge.enabled", "true"),
-                       ("spark.databricks.delta.properties.defaults.enableDeletionVectors", "true")):
-        spark.conf.set(key, value)
-        try:
-            msg = raises_silt(silt.UnsupportedOptionException,
-                              lambda: spark.range(1).write.format("silt").mode("append").save(p))
-            assert key in msg
-            if "autoMerge" in key:
-                assert "spark.silt.schema.autoMerge.enabled" in msg
-            raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE id = 1"))
-        finally:
-            spark.conf.unset(key)
-    assert state(p) == before
 
 
 def test_read_options_on_a_catalog_table(spark):

@@ -1,8 +1,6 @@
 package io.silt.catalog
 
-import scala.util.Try
-
-import io.silt.config.SiltSettings
+import io.silt.config.{DeltaLakeClasspath, SiltSettings}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 
@@ -15,12 +13,7 @@ import org.apache.spark.sql.SparkSession
  */
 object DeltaNames extends Logging {
   val Name = "delta"
-  private val DeltaSourceClass = "org.apache.spark.sql.delta.sources.DeltaDataSource"
-
-  private lazy val deltaOnClasspath: Boolean = {
-    val loaders = Seq(Thread.currentThread.getContextClassLoader, getClass.getClassLoader).filter(_ != null)
-    loaders.exists(l => Try(Class.forName(DeltaSourceClass, false, l)).isSuccess)
-  }
+  private def deltaOnClasspath: Boolean = DeltaLakeClasspath.present
 
   @volatile private var said = false
 

@@ -4,8 +4,9 @@ import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.sql.{RuntimeConfig, SparkSession}
 
 /**
- * One `spark.silt.*` session setting: its key, type, default, documentation and the values it
- * accepts. A value that does not parse is an error naming the key and what it accepts.
+ * One `spark.silt.*` session setting: its key, type, default, documentation, the values it
+ * accepts, and Delta Lake's name for it if it has one. A value that does not parse is an error
+ * naming the key and what it accepts.
  */
 final class Setting[T] private[config] (
     val key: String,
@@ -13,10 +14,34 @@ final class Setting[T] private[config] (
     val doc: String,
     val accepted: String,
     parse: String => Option[T],
-    default: Option[T]) {
+    default: Option[T],
+    val deltaKey: Option[String] = None) {
 
-  /** The value set in the session, or the default (None when the setting has none and is not set). */
-  def option(conf: RuntimeConfig): Option[T] = conf.getOption(key).map(parseValue).orElse(default)
+  /**
+   * The same setting also under Delta Lake's name (`spark.databricks.delta.*`): code moved from
+   * Delta Lake sets it there. Both keys are one setting; set to different values, it is refused.
+   */
+  def withDeltaKey(deltaName: String): Setting[T] = new Setting(key, defaultText, doc, accepted, parse, default, Some(deltaName))
+
+  /** The key the session sets this setting under (Silt's or Delta's), with its value. */
+  def set(conf: RuntimeConfig): Option[(String, String)] = {
+    val silt: Option[(String, String)] = conf.getOption(key).map(key -> _)
+    // With delta-spark loaded, getOption would give Delta Lake's defaults too: getAll has what the session set.
+    val delta: Option[(String, String)] = deltaKey.flatMap(k =>
+      (if (DeltaLakeClasspath.present) conf.getAll.get(k) else conf.getOption(k)).map(k -> _))
+    (silt, delta) match {
+      case (Some((k1, v1)), Some((k2, v2))) if parseAs(k1, v1) != parseAs(k2, v2) =>
+        throw new UnsupportedOptionException(k1, s"$k1 = '$v1' and $k2 = '$v2' are both set: they are one setting " +
+          s"(Delta Lake's name and Silt's), set to different values; unset one")
+      case _ => silt.orElse(delta)
+    }
+  }
+
+  /** The value the session set (under either key), without the default. */
+  def explicit(conf: RuntimeConfig): Option[T] = set(conf).map { case (k, v) => parseAs(k, v) }
+
+  /** The value set in the session (under either key), or the default (None when it has none and is not set). */
+  def option(conf: RuntimeConfig): Option[T] = explicit(conf).orElse(default)
   def option(spark: SparkSession): Option[T] = option(spark.conf)
 
   /** The value set in the session, else the default; only for settings that have a default. */
@@ -31,16 +56,29 @@ final class Setting[T] private[config] (
 
   // A key with a <placeholder> (spark.silt.logStore.<scheme>.impl) declares one setting per value of it.
   private val template = "<[a-z]+>".r
-  private val pattern = (template.split(key).map(java.util.regex.Pattern.quote).mkString("([A-Za-z0-9+.-]+)") +
-    (if (key.endsWith(">")) "([A-Za-z0-9+.-]+)" else "")).r
+  private def patternOf(k: String) = (template.split(k).map(java.util.regex.Pattern.quote).mkString("([A-Za-z0-9+.-]+)") +
+    (if (k.endsWith(">")) "([A-Za-z0-9+.-]+)" else "")).r
+  private val pattern = patternOf(key)
+  private val deltaPattern = deltaKey.map(patternOf)
 
   /** Whether `k` is this setting's key, or one of its keys when the key has a placeholder. */
   def matches(k: String): Boolean = pattern.matches(k)
 
-  /** Every value set in the session for a key with a placeholder, by the placeholder's value (lower case). */
-  def byPart(conf: RuntimeConfig): Map[String, T] = if (template.findFirstIn(key).isEmpty) Map.empty else conf.getAll.toSeq.collect {
-    case (k, v) if matches(k) => pattern.findFirstMatchIn(k).get.group(1).toLowerCase -> parseAs(k, v)
-  }.toMap
+  /** Whether `k` is this setting's Delta Lake key (or one of them, with a placeholder). */
+  def matchesDeltaKey(k: String): Boolean = deltaPattern.exists(_.matches(k))
+
+  /**
+   * Every value set in the session for a key with a placeholder, by the placeholder's value (lower
+   * case unless `keepCase`), under Silt's key or Delta Lake's (Silt's wins where both are set).
+   */
+  def byPart(conf: RuntimeConfig, keepCase: Boolean = false): Map[String, T] =
+    if (template.findFirstIn(key).isEmpty) Map.empty else {
+    def under(p: scala.util.matching.Regex) = conf.getAll.toSeq.collect { case (k, v) if p.matches(k) =>
+      val part = p.findFirstMatchIn(k).get.group(1)
+      (if (keepCase) part else part.toLowerCase) -> parseAs(k, v)
+    }.toMap
+    deltaPattern.fold(Map.empty[String, T])(under) ++ under(pattern)
+  }
 
   override def toString: String = key
 }

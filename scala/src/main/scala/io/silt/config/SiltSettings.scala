@@ -10,10 +10,11 @@ import org.apache.spark.sql.RuntimeConfig
  */
 object SiltSettings {
   val SkippingEnabled: Setting[Boolean] = Setting.boolean("spark.silt.stats.skipping.enabled", default = true,
-    "use file statistics to skip files")
+    "use file statistics to skip files").withDeltaKey("spark.databricks.delta.stats.skipping")
 
   val CommitMaxAttempts: Setting[Int] = Setting.int("spark.silt.commit.maxAttempts", 100, min = 1,
     "attempts of one commit racing other writers (each lost race checked for conflicts, then retried)")
+    .withDeltaKey("spark.databricks.delta.maxCommitAttempts")
 
   val CommitRetryBackoffMs: Setting[Long] = Setting.long("spark.silt.commit.retryBackoffMs", Some(0L), min = 0,
     "before the n-th retry of a commit, wait this many ms x 2^(n-1) (at most x 1024), less up to half at " +
@@ -27,21 +28,23 @@ object SiltSettings {
 
   val OptimizeMaxFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.maxFileSize", Some(1L << 30), "1g",
     "bin size of compaction; ZORDER writes about input bytes / this many files")
+    .withDeltaKey("spark.databricks.delta.optimize.maxFileSize")
 
   val OptimizeMinFileSize: Setting[Long] = Setting.bytes("spark.silt.optimize.minFileSize", None, "= maxFileSize",
-    "compaction rewrites files smaller than this")
+    "compaction rewrites files smaller than this").withDeltaKey("spark.databricks.delta.optimize.minFileSize")
 
   val OptimizeMaxDeletedRowsRatio: Setting[Double] = Setting.fraction("spark.silt.optimize.maxDeletedRowsRatio", 0.05,
     "compaction also rewrites files with more deleted rows than this")
+    .withDeltaKey("spark.databricks.delta.optimize.maxDeletedRowsRatio")
 
   val OptimizeMaxThreads: Setting[Int] = Setting.int("spark.silt.optimize.maxThreads", 15, min = 1,
-    "bins rewritten in parallel")
+    "bins rewritten in parallel").withDeltaKey("spark.databricks.delta.optimize.maxThreads")
 
   val ZOrderNumRanges: Setting[Int] = Setting.int("spark.silt.optimize.zorder.numRanges", 1024, min = 2,
-    "range ids per column (rounded up to a power of two)")
+    "range ids per column (rounded up to a power of two)").withDeltaKey("spark.databricks.io.skipping.mdc.rangeId.max")
 
   val ZOrderAddNoise: Setting[Boolean] = Setting.boolean("spark.silt.optimize.zorder.addNoise", default = true,
-    "spread a heavy curve cell over several files")
+    "spread a heavy curve cell over several files").withDeltaKey("spark.databricks.io.skipping.mdc.addNoise")
   val ZOrderCurve: Setting[String] = Setting.oneOf("spark.silt.optimize.zorder.curve", "zorder", Seq("zorder", "hilbert"),
     "the curve OPTIMIZE … ZORDER BY orders rows along (clustered tables use hilbert)")
 
@@ -59,23 +62,36 @@ object SiltSettings {
 
   val VacuumRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionDurationCheck.enabled",
     default = true, "refuse a VACUUM retention below the table's")
+    .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
 
   val AllowFilesOutsideTable: Setting[Boolean] = Setting.boolean("spark.silt.read.allowFilesOutsideTable",
     default = true, "read logs whose add actions or DVs name files outside the table directory (shallow clones), as " +
       "Delta Lake does; `false` refuses them as corrupt (a relative path climbing out with `..` always is)")
 
   val TxnAppId: Setting[String] = Setting.string("spark.silt.write.txnAppId",
-    "idempotent writes for the session's writes (with the next)")
+    "idempotent writes for the session's writes (with the next)").withDeltaKey("spark.databricks.delta.write.txnAppId")
 
   val TxnVersion: Setting[Long] = Setting.long("spark.silt.write.txnVersion", None, min = 0,
-    "cleared after the write that used it (committed or skipped)")
+    "the version of the session's next idempotent write (see the next)")
+    .withDeltaKey("spark.databricks.delta.write.txnVersion")
+
+  val TxnVersionAutoReset: Setting[Boolean] = Setting.boolean("spark.silt.write.txnVersion.autoReset.enabled",
+    default = true, "clear txnVersion after the write that used it (committed or skipped); unset, a txnVersion set " +
+      "under Delta Lake's name is kept, as Delta Lake keeps it")
+    .withDeltaKey("spark.databricks.delta.write.txnVersion.autoReset.enabled")
 
   val UserMetadata: Setting[String] = Setting.string("spark.silt.commitInfo.userMetadata",
     "`userMetadata` of every commit of the session (a write's option wins)")
+    .withDeltaKey("spark.databricks.delta.commitInfo.userMetadata")
 
   val SchemaAutoMerge: Setting[Boolean] = Setting.boolean("spark.silt.schema.autoMerge.enabled", default = false,
     "add the new columns of written data (as the write option `mergeSchema`) and of MERGE sources (as MERGE WITH " +
-      "SCHEMA EVOLUTION)")
+      "SCHEMA EVOLUTION)").withDeltaKey("spark.databricks.delta.schema.autoMerge.enabled")
+
+  val PropertyDefaults: Setting[String] = Setting.string("spark.silt.properties.defaults.<name>",
+    "table property `delta.<name>` of the tables the session creates, unless they are given one " +
+      "(`minReaderVersion`, `minWriterVersion`, `feature.<feature>`: their protocol)")
+    .withDeltaKey("spark.databricks.delta.properties.defaults.<name>")
 
   val DeltaNamesEnabled: Setting[Boolean] = Setting.boolean("spark.silt.deltaNames.enabled", default = true,
     "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
@@ -84,10 +100,17 @@ object SiltSettings {
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
-    AllowFilesOutsideTable, TxnAppId, TxnVersion, UserMetadata, SchemaAutoMerge, DeltaNamesEnabled)
+    AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, PropertyDefaults,
+    DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet
+  /** Where Delta Lake's session settings are: each one Silt reads is a setting's Delta key, the others are refused. */
+  private val DeltaPrefixes = Seq("spark.databricks.delta.", "spark.databricks.io.skipping.")
+
+  /** The properties of a table the session creates: `delta.<name>` for each default set (under either name). */
+  def propertyDefaults(conf: RuntimeConfig): Map[String, String] =
+    PropertyDefaults.byPart(conf, keepCase = true).map { case (name, v) => s"delta.$name" -> v }
 
   /**
    * Refuses a `spark.silt.*` key set in the session that no setting declares, and a declared one
@@ -101,7 +124,14 @@ object SiltSettings {
         .getOrElse(s"unknown setting $k; Silt's settings are ${all.map(_.key).mkString(", ")}")
       throw new UnsupportedOptionException(k, detail)
     }
-    all.foreach(s => set.get(s.key).foreach(s.parseValue))
+    all.foreach(_.option(conf))
     all.foreach(_.byPart(conf))
+    // With delta-spark loaded, Delta Lake's settings are Delta Lake's own (for its tables).
+    if (!DeltaLakeClasspath.present) {
+      conf.getAll.keys.find(k => DeltaPrefixes.exists(k.startsWith) && !all.exists(_.matchesDeltaKey(k))).foreach { k =>
+        throw new UnsupportedOptionException(k, s"Delta Lake's session setting $k is set, and Silt does not implement " +
+          s"it; unset it. Silt reads Delta Lake's ${all.flatMap(_.deltaKey).mkString(", ")}")
+      }
+    }
   }
 }

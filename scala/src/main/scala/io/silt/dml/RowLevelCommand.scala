@@ -21,7 +21,6 @@ abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) ex
 
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target
-    WriteOptions.refuseDeltaSettings(spark)
     val txn = t.startTransaction(spark)
     IdempotentWrites.run(spark, txn, WriteOptions.sessionAppTransaction(spark))(Seq(Row.fromSeq(outputColumns.map(_ => 0L)))) {
       JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t, txn))

@@ -11,7 +11,8 @@ import org.apache.spark.sql.SparkSession
  * replace and DML statement: a version not above the one the table recorded for its application
  * skips the operation; otherwise the transaction commits a `txn` action with whatever it commits.
  * The session's txnVersion names one operation, so it is cleared once that ran or was skipped
- * (a failed operation keeps it, so that its retry is still recognised).
+ * (a failed operation keeps it, so that its retry is still recognised); set under Delta Lake's
+ * name it is kept, as Delta Lake keeps it, unless txnVersion.autoReset.enabled is set.
  */
 object IdempotentWrites extends Logging {
 
@@ -28,7 +29,11 @@ object IdempotentWrites extends Logging {
         t.foreach(a => txn.recordAppTransaction(SetTransaction(a.appId, a.version, Some(System.currentTimeMillis()))))
         operation
     }
-    if (t.exists(_.fromSession)) spark.conf.unset(SiltSettings.TxnVersion.key)
+    if (t.exists(_.fromSession)) SiltSettings.TxnVersion.set(spark.conf).foreach { case (key, _) =>
+      // Silt's key is cleared by default; Delta Lake's is kept, as Delta Lake keeps it, unless autoReset says so.
+      val reset = SiltSettings.TxnVersionAutoReset.explicit(spark.conf).getOrElse(key == SiltSettings.TxnVersion.key)
+      if (reset) spark.conf.unset(key)
+    }
     result
   }
 }

@@ -2,6 +2,7 @@ package io.silt.write
 
 import java.util.UUID
 
+import io.silt.config.SiltSettings
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
 import io.silt.actions._
 import io.silt.features._
@@ -47,7 +48,7 @@ object TableWriter {
   private def commitData(spark: SparkSession, txn: OptimisticTransaction, data: DataFrame, opts: WriteOptions): Long = {
     val tablePath = txn.log.tablePath
     val overwrite = opts.overwrite
-    val metadata = prepareMetadata(txn, data.schema, opts, overwrite)
+    val metadata = prepareMetadata(spark, txn, data.schema, opts, overwrite)
     val clustering = TableClustering.forCommit(txn, opts.clusterBy,
       defines = !txn.tableExists || (overwrite && opts.overwriteSchema))
     if (!opts.dataChange) checkRewrite(txn)
@@ -132,7 +133,7 @@ object TableWriter {
       properties = opts.properties ++ table.properties, description = table.description, overwriteSchema = true)
     // The columns of a query's result are nullable, as in Delta; declared columns keep NOT NULL.
     val schema = if (data.isDefined) SchemaEvolution.asNullable(table.schema) else table.schema
-    val metadata = prepareMetadata(txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
+    val metadata = prepareMetadata(spark, txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
     val clustering = TableClustering.forCommit(txn, table.clusterBy, defines = true, replacing = true)
     val added = data.map(d => DataFileWriter.write(spark, tablePath, IdentityColumnWrites.generate(spark,
       SchemaEvolution.align(d, metadata.schema), txn, metadata, newRows = true), metadata, opts.fileWriterOptions)).getOrElse(Nil)
@@ -183,11 +184,22 @@ object TableWriter {
   }
 
   /** Sets the transaction's metadata (and protocol) for writing data of `dataSchema`; returns it. */
-  private def prepareMetadata(txn: OptimisticTransaction, schemaOfData: StructType, opts: WriteOptions,
+  private def prepareMetadata(spark: SparkSession, txn: OptimisticTransaction, schemaOfData: StructType, opts: WriteOptions,
       overwrite: Boolean, declaredSchema: Boolean = false, replace: Boolean = false): Metadata = {
     val path = txn.log.tablePath.toString
-    checkSettable(opts.properties.keys)
-    val (requested, properties) = ProtocolRequest.parse(path, opts.properties)
+    // A table the session creates gets its property defaults, as in Delta Lake (not one it replaces: Delta
+    // Lake's REPLACE does not apply them either); what the statement gives wins.
+    val given = if (txn.tableExists) opts.properties else {
+      val defaults = SiltSettings.propertyDefaults(spark.conf)
+      try checkSettable(defaults.keys) catch { case e: UnsupportedOptionException =>
+        throw new UnsupportedOptionException(SiltSettings.PropertyDefaults.key, s"a session setting " +
+          s"${SiltSettings.PropertyDefaults.key} (or Delta Lake's ${SiltSettings.PropertyDefaults.deltaKey.get}) gives new " +
+          s"tables a property Silt cannot set: ${e.getMessage}")
+      }
+      defaults.filter { case (k, _) => !opts.properties.keys.exists(_.equalsIgnoreCase(k)) } ++ opts.properties
+    }
+    checkSettable(given.keys)
+    val (requested, properties) = ProtocolRequest.parse(path, given)
     val dataSchema = if (declaredSchema) schemaOfData else SchemaEvolution.withoutWriterMetadata(schemaOfData)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
       // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.

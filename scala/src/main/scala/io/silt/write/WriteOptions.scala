@@ -69,19 +69,21 @@ object WriteOptions {
     OptionSpec(PartitionOverwriteModeKey, honoured = true,
       "`dynamic`: mode overwrite replaces only the partitions the data has (the option wins)"),
     OptionSpec(TxnAppIdKey, honoured = true, "idempotent writes of every write in the session (with the next)"),
-    OptionSpec(TxnVersionKey, honoured = true, "idempotent writes: cleared after the write that used it"),
+    OptionSpec(TxnVersionKey, honoured = true, "idempotent writes: cleared after the write that used it (unless " +
+      s"${SiltSettings.TxnVersionAutoReset.key} = false)"),
     OptionSpec(UserMetadataKey, honoured = true, "userMetadata of every commit (a write's option wins)"),
     OptionSpec("spark.sql.files.maxRecordsPerFile", honoured = true, "as Spark: rows per data file"),
     OptionSpec(SiltSettings.SchemaAutoMerge.key, honoured = true,
       "`true`: writes add the data's new columns unless the option mergeSchema says otherwise; MERGE adds the source's " +
         "(as MERGE WITH SCHEMA EVOLUTION)"),
-    OptionSpec("spark.databricks.delta.write.txnAppId", honoured = false, s"refused: use $TxnAppIdKey"),
-    OptionSpec("spark.databricks.delta.write.txnVersion", honoured = false, s"refused: use $TxnVersionKey"),
-    OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = false, s"refused: use $UserMetadataKey"),
-    OptionSpec("spark.databricks.delta.schema.autoMerge.enabled", honoured = false,
-      s"refused: use ${SiltSettings.SchemaAutoMerge.key} (or the write option mergeSchema)"),
-    OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = false,
-      "refused: give table properties in CREATE TABLE … TBLPROPERTIES or as delta.* write options"))
+    OptionSpec("spark.databricks.delta.write.txnAppId", honoured = true, s"$TxnAppIdKey under Delta Lake's name"),
+    OptionSpec("spark.databricks.delta.write.txnVersion", honoured = true, s"$TxnVersionKey under Delta Lake's name: " +
+      "kept after the write, as in Delta Lake, unless spark.databricks.delta.write.txnVersion.autoReset.enabled = true"),
+    OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = true, s"$UserMetadataKey under Delta Lake's name"),
+    OptionSpec("spark.databricks.delta.schema.autoMerge.enabled", honoured = true,
+      s"${SiltSettings.SchemaAutoMerge.key} under Delta Lake's name"),
+    OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = true,
+      "table properties delta.* of the tables a write creates, unless the write gives them"))
 
   /** Keys Spark itself puts among a write's options. */
   private val SparkInternal = Set("path", "paths", "__partition_columns", ClusteringColumnsKey.toLowerCase)
@@ -94,7 +96,6 @@ object WriteOptions {
       partitionBy: Option[Seq[String]]): WriteOptions = {
     val lower = options.map { case (k, v) => k.toLowerCase -> v }
     OptionSpec.refuseUnhonoured("write", options, Options, SparkInternal, _.startsWith("delta."))
-    refuseDeltaSettings(spark)
     val overwrite = mode == SaveMode.Overwrite
     val dynamic = partitionOverwriteMode(spark, lower)
     val replaceWhere = lower.get("replacewhere")
@@ -163,9 +164,10 @@ object WriteOptions {
   private def appTransaction(spark: SparkSession, lower: Map[String, String]): Option[AppTransaction] = {
     val fromOptions = (lower.get("txnappid"), lower.get("txnversion"))
     val fromSession = fromOptions == ((None, None))
-    val (appId, version) = if (fromSession) (spark.conf.getOption(TxnAppIdKey), spark.conf.getOption(TxnVersionKey))
-      else fromOptions
-    val source = if (fromSession) s"session settings $TxnAppIdKey and $TxnVersionKey" else "options txnAppId and txnVersion"
+    val (appId, version) = if (fromSession) (SiltSettings.TxnAppId.set(spark.conf).map(_._2),
+      SiltSettings.TxnVersion.set(spark.conf).map(_._2)) else fromOptions
+    val source = if (fromSession) s"session settings $TxnAppIdKey and $TxnVersionKey (or Delta Lake's names for them)"
+      else "options txnAppId and txnVersion"
     (appId, version) match {
       case (None, None) => None
       case (Some(a), Some(v)) if a.trim.nonEmpty =>
@@ -186,19 +188,5 @@ object WriteOptions {
     Seq("maxRecordsPerFile", "compression").flatMap(k => lower.get(k.toLowerCase).map(k -> _.trim)).toMap
   }
 
-  /**
-   * Delta's session settings that would change what a write does: set in a session moved from
-   * Delta, they would otherwise be ignored, so every write refuses them while they are set.
-   */
-  def refuseDeltaSettings(spark: SparkSession): Unit = {
-    // What the session has set: with delta-spark loaded, its settings have defaults that getOption would return.
-    lazy val all = spark.conf.getAll
-    Settings.filterNot(_.honoured).foreach { s =>
-      val set = if (s.name.endsWith(".*")) all.keys.find(_.startsWith(s.name.dropRight(1)))
-        else all.keys.find(_ == s.name)
-      set.foreach { key => throw new UnsupportedOptionException(key,
-        s"session setting $key is set, and Silt does not read it: ${s.doc} (and unset $key)")
-      }
-    }
-  }
+
 }
