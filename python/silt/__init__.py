@@ -36,6 +36,7 @@ from silt.errors import (
     UnsupportedTableFeatureException,
     VersionNotFoundException,
 )
+from silt.error_conversion import install as _install_error_conversion
 from silt.session import CATALOG, EXTENSION, configure, jar_path
 from silt.table import SiltTable
 
@@ -77,3 +78,4 @@ __all__ = [
     "VersionNotFoundException",
 ]
 
+_install_error_conversion()

@@ -1,19 +1,41 @@
 """Python exceptions with the names of the engine's typed errors.
 
-The engine starts each error message with ``[ClassName]``; :func:`translate` turns a PySpark
-exception carrying such a message into the matching exception below (this works over Spark
-Connect too, where only the message travels).
+The engine's error messages read ``[ERROR_CLASS] [ClassName] detail SQLSTATE: xxxxx``;
+:func:`translate` turns a PySpark exception carrying such a message into the matching exception
+below, with the same error class and SQLSTATE (Delta Lake's, where Delta Lake has an error for the
+same failure). This works over Spark Connect too, where only the message travels.
 """
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Dict, Optional, TypeVar
 
 T = TypeVar("T")
 
 
 class SiltException(Exception):
-    """Base of all Silt errors; ``str()`` is the engine's message."""
+    """Base of all Silt errors; ``str()`` is the engine's message. ``getCondition()`` (``getErrorClass()``)
+    and ``getSqlState()`` answer as PySpark's exceptions do."""
+
+    def __init__(self, message: str = "", errorClass: Optional[str] = None, sqlState: Optional[str] = None):
+        super().__init__(message)
+        self._error_class = errorClass
+        self._sql_state = sqlState
+
+    def getCondition(self) -> Optional[str]:
+        """The error class: Delta Lake's (``DELTA_CONCURRENT_APPEND``, …) or Silt's own (``SILT_…``)."""
+        return self._error_class
+
+    def getErrorClass(self) -> Optional[str]:
+        """The error class (PySpark's older name for ``getCondition``)."""
+        return self._error_class
+
+    def getSqlState(self) -> Optional[str]:
+        """The SQLSTATE of the error class."""
+        return self._sql_state
+
+    def getMessageParameters(self) -> Dict[str, str]:
+        return {}
 
 
 class NotADeltaTableException(SiltException):
@@ -166,7 +188,7 @@ _BY_NAME = {
         FeatureInHistoryException,
     )
 }
-_TAG = re.compile(r"\[(\w+Exception)\] ([^\n]*)")
+_TAG = re.compile(r"(?:\[([A-Z][A-Z0-9_.]*)\] )?\[(\w+Exception)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)
 
 
 def translate(error: BaseException) -> Optional[SiltException]:
@@ -174,8 +196,8 @@ def translate(error: BaseException) -> Optional[SiltException]:
     if isinstance(error, SiltException):
         return error
     match = _TAG.search(str(error))
-    if match and match.group(1) in _BY_NAME:
-        return _BY_NAME[match.group(1)](match.group(2))
+    if match and match.group(2) in _BY_NAME:
+        return _BY_NAME[match.group(2)](match.group(3), match.group(1), match.group(4))
     return None
 
 

@@ -132,7 +132,7 @@ class MergeBuilder:
                 assert values is not None
                 return text + f"INSERT ({', '.join(_quote_ident(k) for k in values)}) " + \
                     f"VALUES ({', '.join(_sql_text(v) for v in values.values())})"
-            return text + action
+            return text + ("UPDATE SET *" if action == "UPDATE *" else action)
         clauses = " ".join(clause(*c) for c in self._ordered())
         view = f"silt_merge_source_{uuid.uuid4().hex}"
         self._source.createOrReplaceTempView(view)

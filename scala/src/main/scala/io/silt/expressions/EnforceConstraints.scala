@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.{BooleanType, DataType}
  * One rule a written row must satisfy: `message` says what was violated, `valueNames` name the
  * columns whose values the error shows.
  */
-final case class ConstraintRule(name: String, message: String, valueNames: Seq[String])
+final case class ConstraintRule(name: String, message: String, valueNames: Seq[String], notNull: Boolean = false)
 
 /**
  * True for a row that satisfies every rule; otherwise throws [[ConstraintViolationException]]
@@ -50,7 +50,8 @@ final case class EnforceConstraints(rules: Seq[ConstraintRule], children: Seq[Ex
       s"${rule.valueNames(j)}: ${CatalystTypeConverters.convertToScala(values(j), e.dataType)}"
     }
     throw new ConstraintViolationException(rule.name,
-      rule.message + (if (shown.isEmpty) "" else shown.mkString(" (values: ", ", ", ")")) + "; nothing was committed")
+      rule.message + (if (shown.isEmpty) "" else shown.mkString(" (values: ", ", ", ")")) + "; nothing was committed",
+      notNull = rule.notNull)
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {

@@ -57,7 +57,7 @@ object TableFeatures {
     checkReadable(tablePath, p, m)
     if (p.minWriterVersion > MaxWriterVersion) {
       throw new UnsupportedTableFeatureException(tablePath, Seq(s"writer version ${p.minWriterVersion}"),
-        s"Silt writes Delta writer versions up to $MaxWriterVersion")
+        s"Silt writes Delta writer versions up to $MaxWriterVersion", forWrite = true)
     }
     val declared = if (p.minWriterVersion == 7) p.writerFeatures.getOrElse(Set.empty).toSeq.sorted
                    else active(p, m).map(_.name).sorted
@@ -74,7 +74,7 @@ object TableFeatures {
         case _ => s"$n: a feature Silt does not know"
       })
       throw new UnsupportedTableFeatureException(tablePath, missing.map(f => s"table feature '$f'"),
-        s"Silt cannot $verb tables with ${missing.mkString(", ")} (${why.mkString("; ")})")
+        s"Silt cannot $verb tables with ${missing.mkString(", ")} (${why.mkString("; ")})", forWrite = verb == "write")
     }
   }
 

@@ -100,7 +100,8 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
     val found = range.lastAtOrBefore(timestampMs).getOrElse {
       throw new VersionNotFoundException(s"cannot time travel $tablePath to timestamp " +
         s"${new java.sql.Timestamp(timestampMs)}: it is before the earliest available commit" +
-        range.entries.headOption.map(c => s" (version ${c.version} at ${new java.sql.Timestamp(c.timestamp)})").getOrElse(""))
+        range.entries.headOption.map(c => s" (version ${c.version} at ${new java.sql.Timestamp(c.timestamp)})").getOrElse(""),
+        ErrorClass.TimestampBeforeFirstCommit)
     }
     build(l, found.version)
   }

@@ -58,7 +58,7 @@ object DropFeature {
       // history must first pass the retention. The checkpoint gives a later run a point to cut at.
       val changed = log.latest().version != before.version
       HistoryTruncation.checkpointOnEmptyCommit(spark, log)
-      if (changed) throw new FeatureInHistoryException(path.toString, feature.name, s"DROP FEATURE ${feature.name} " +
+      if (changed) throw new FeatureInHistoryException(path.toString, feature.name, waiting = true, detail = s"DROP FEATURE ${feature.name} " +
         s"was partly done: the current version no longer uses it, but the table's history does. Run the statement " +
         s"again once the history is older than ${TableProperties.TruncateHistoryRetentionDuration} " +
         s"(${retentionText(log)}); it then deletes that history and lowers the protocol.")

@@ -45,7 +45,7 @@ object Constraints {
     val path = parents :+ f.name
     val own = if (f.nullable) Nil else {
       val name = path.mkString(".")
-      Seq((ConstraintRule(name, s"NOT NULL constraint violated for column $name", Nil),
+      Seq((ConstraintRule(name, s"NOT NULL constraint violated for column $name", Nil, notNull = true),
         IsNotNull(UnresolvedAttribute(path)): Expression, Nil))
     }
     own ++ (f.dataType match {

@@ -85,7 +85,7 @@ object TableConstraints {
     val rows = spark.baseRelationToDataFrame(SiltRelation.forSnapshot(spark, txn.readSnapshot.get))
     val nulls = rows.filter(col(column.map(p => "`" + p.replace("`", "``") + "`").mkString(".")).isNull).count()
     if (nulls > 0) throw new ConstraintViolationException(name, s"$nulls row(s) of $tablePath have NULL in $name, " +
-      "so it cannot become NOT NULL; nothing was committed")
+      "so it cannot become NOT NULL; nothing was committed", notNull = true)
     txn.updateMetadata(current.copy(schemaString = schema.json))
     TableWriter.upgradeProtocol(txn, txn.metadata)
     txn.commit(Nil, Operation.ChangeColumn(SchemaPaths.fieldJson(name,

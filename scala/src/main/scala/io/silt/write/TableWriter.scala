@@ -194,7 +194,7 @@ object TableWriter {
       try checkSettable(defaults.keys) catch { case e: UnsupportedOptionException =>
         throw new UnsupportedOptionException(SiltSettings.PropertyDefaults.key, s"a session setting " +
           s"${SiltSettings.PropertyDefaults.key} (or Delta Lake's ${SiltSettings.PropertyDefaults.deltaKey.get}) gives new " +
-          s"tables a property Silt cannot set: ${e.getMessage}")
+          s"tables a property Silt cannot set: ${e.detailMessage}")
       }
       defaults.filter { case (k, _) => !opts.properties.keys.exists(_.equalsIgnoreCase(k)) } ++ opts.properties
     }
