@@ -31,7 +31,7 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
@@ -39,7 +39,7 @@ SMOKE_MARKS   := smoke and not full and not reference
 build: venv $(call jar_of,$(DEFAULT_MINOR)) $(foreach m,$(TIER1_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed) \
        $(VENVS)/connect-client/.installed
 # Every minor's jar and environment: the second tier (the wheel bundles them all, each minor's smoke tests).
-build-all: build jars $(OTHER_VENVS)
+build-all: build jars $(OTHER_VENVS) jvm-example
 
 # The Python environment, in two steps: what the demo needs (the silt package, editable so that it
 # sees the jars built below, its pyspark and matplotlib), then the test and interop dependencies.
@@ -96,6 +96,20 @@ $(foreach m,$(FROM_PYSPARK),$(call jar_of,$(m))): $(JARS)/silt-spark_%_2.13-$(VE
 $(JARS)/silt-spark_%_2.13-$(VERSION).jar: $(ENGINE_SOURCES)
 	$(SBT) -Dsilt.spark=$(BUILD_$*) $(if $(filter $*,$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$*)) package < /dev/null
 	$(call install_jar,$*)
+
+# Silt's artifacts (io.silt:silt-spark_<minor>_2.13) in the local Maven repository, ~/.m2/repository,
+# where spark-submit --packages and Maven or sbt builds find them; one sbt at a time, minor by minor.
+publish-local: jars
+	$(SBT) publish < /dev/null
+	$(foreach m,$(OTHER_MINORS),$(SBT) -Dsilt.spark=$(BUILD_$(m)) $(if $(filter $(m),$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$(m))) publish < /dev/null && ) true
+
+# The JVM example (examples/jvm, a job written for Delta Lake's Scala API) and the default minor's
+# artifact in a repository folder of the build's own, which tests/test_jvm_api.py gives spark-submit.
+TEST_REPO   := target/maven
+JVM_EXAMPLE := examples/jvm/target/spark-$(DEFAULT_MINOR)/scala-2.13/silt-jvm-example_2.13-$(VERSION).jar
+jvm-example: $(JVM_EXAMPLE)
+$(JVM_EXAMPLE): $(ENGINE_SOURCES) $(shell find examples/jvm -name '*.scala') | $(call jar_of,4.3)
+	$(SBT) -Dsilt.publish.dir=$(CURDIR)/$(TEST_REPO) publish jvmExample/package < /dev/null
 
 # The jars folder inside a venv's pyspark.
 pyspark_jars = $$($(VENVS)/spark-$(1)/bin/python -c 'import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')

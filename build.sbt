@@ -26,6 +26,7 @@ val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
 ThisBuild / organization := "io.silt"
 ThisBuild / version := "0.1.0"
 ThisBuild / scalaVersion := "2.13.18"
+ThisBuild / versionScheme := Some("early-semver")
 
 lazy val Antlr = config("antlr").hide
 
@@ -48,6 +49,15 @@ lazy val root = (project in file("."))
   .configs(Antlr)
   .settings(
     name := "silt-spark",
+    // Published as io.silt:silt-spark_<minor>_2.13 (one artifact per Spark minor, as the jars are), to
+    // -Dsilt.publish.dir (a Maven repository folder; ~/.m2/repository by default): `make publish-local`.
+    moduleName := s"silt-spark_$sparkMinor",
+    publishMavenStyle := true,
+    publishTo := Some(MavenCache("silt-local",
+      file(sys.props.getOrElse("silt.publish.dir", sys.props("user.home") + "/.m2/repository")))),
+    Compile / packageDoc / publishArtifact := false,
+    // Spark brings the Scala library: the POM must not make --packages fetch another copy.
+    autoScalaLibrary := false,
     // Each Spark minor compiles into a folder of its own, so that switching does not recompile the others.
     target := baseDirectory.value / "target" / s"spark-$sparkMinor",
     Compile / scalaSource := baseDirectory.value / "scala" / "src" / "main" / "scala",
@@ -60,6 +70,7 @@ lazy val root = (project in file("."))
     ivyConfigurations += Antlr,
     Compile / unmanagedJars ++= sparkJars.toSeq.flatMap(d => (d * "*.jar").classpath),
     libraryDependencies ++= sparkDependency ++ Seq(
+      "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
       // S3A and the SDK's S3 client, for listing a log on S3 from a key on (the user's session brings them).
       ("org.apache.hadoop" % "hadoop-aws" % "3.5.0" % Provided).exclude("software.amazon.awssdk", "bundle"),
       "software.amazon.awssdk" % "s3" % "2.35.4" % Provided,
@@ -101,6 +112,18 @@ lazy val root = (project in file("."))
       "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED"),
     Test / parallelExecution := false,
     assemblyLikeJarName
+  )
+
+// A JVM job written for Delta Lake's Scala API, moved to Silt by its import (examples/jvm): built
+// against the engine, which spark-submit brings from the published artifact (tests/test_jvm_api.py).
+lazy val jvmExample = (project in file("examples/jvm"))
+  .dependsOn(root % Provided)
+  .settings(
+    name := "silt-jvm-example",
+    target := baseDirectory.value / "target" / s"spark-$sparkMinor",
+    Compile / unmanagedJars ++= sparkJars.toSeq.flatMap(d => (d * "*.jar").classpath),
+    libraryDependencies ++= sparkDependency,
+    publish / skip := true
   )
 
 lazy val assemblyLikeJarName = Compile / packageBin / artifactPath :=
