@@ -21,6 +21,8 @@ FAILURES = {
     "not_a_table": ("spark.sql(f'VACUUM delta.`{empty}`').collect()", "NotADeltaTableException"),
     "timestamp_before_first_commit": (
         "spark.read.format('delta').option('timestampAsOf', '2000-01-01').load(path).count()", "VersionNotFoundException"),
+    "timestamp_after_latest_commit": (
+        "spark.read.format('delta').option('timestampAsOf', '2999-01-01').load(path).count()", "VersionNotFoundException"),
     "version_not_found": ("spark.read.format('delta').option('versionAsOf', 99).load(path).count()",
                           "VersionNotFoundException"),
     "check_constraint": ("spark.sql(f'INSERT INTO delta.`{path}` VALUES (9, -1)')", "ConstraintViolationException"),
@@ -35,6 +37,7 @@ EXPECTED = {
     "not_a_table": ("DELTA_MISSING_DELTA_TABLE", "42P01"),
     "version_not_found": ("DELTA_VERSION_NOT_FOUND", "22003"),
     "timestamp_before_first_commit": ("DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION", "42816"),
+    "timestamp_after_latest_commit": ("DELTA_TIMESTAMP_GREATER_THAN_COMMIT", "42816"),
     "check_constraint": ("DELTA_VIOLATE_CONSTRAINT_WITH_VALUES", "23001"),
     "not_null": ("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", "23502"),
 }

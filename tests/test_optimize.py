@@ -37,7 +37,7 @@ def test_compaction_rewrites_small_files_and_keeps_rows(spark, small_files):
     assert num_files(spark, small_files) == 18
     t = silt.SiltTable.for_path(spark, small_files)
     m = t.optimize().execute_compaction().first()["metrics"]
-    assert (m["numFilesRemoved"], m["numFilesAdded"], m["partitionsOptimized"], m["numBatches"]) == (18, 3, 3, 3)
+    assert (m["numFilesRemoved"], m["numFilesAdded"], m["partitionsOptimized"], m["numBins"]) == (18, 3, 3, 3)
     assert m["zOrderStats"] is None
     assert num_files(spark, small_files) == 3
     assert content(spark.read.format("silt").load(small_files)) == before
@@ -85,7 +85,7 @@ def test_zorder_clusters_two_columns(spark, tmp_path):
         m = silt.SiltTable.for_path(spark, p).optimize().execute_zorder_by("x", "y").first()["metrics"]
     finally:
         spark.conf.unset("spark.silt.optimize.maxFileSize")
-    assert m["zOrderStats"]["numOutputFiles"] == 16 and m["numFilesAdded"] == 16
+    assert m["zOrderStats"]["mergedFiles"]["num"] == m["numFilesRemoved"] and m["numFilesAdded"] == 16
     t = spark.read.format("silt").load(p)
     assert content(t) == before
     # a 4x4 grid: a 1% range on either column reads a quarter of the files

@@ -12,7 +12,8 @@ import pytest
 from conftest import files_scanned
 from silt import SiltTable
 from silt.errors import (CannotVacuumLiteException, ConvertToDeltaException, InvalidTableOperationException,
-                         ManifestWithDeletionVectorsException, UnsupportedOptionException, reraise)
+                         ManifestWithDeletionVectorsException, UnsupportedOptionException, VersionNotFoundException,
+                         reraise)
 
 PARTITION_VALUES = "CASE id % 6 WHEN 0 THEN NULL WHEN 1 THEN 'a b' WHEN 2 THEN 'x/y' WHEN 3 THEN 'c=d' " \
                    "WHEN 4 THEN 'e%f' ELSE 'ü' END"
@@ -310,7 +311,10 @@ def test_clone_to_catalog_names(spark, tmp_path):
     # LOCATION makes an external table there
     loc = tmp_path / "ext"
     spark.sql("DROP TABLE IF EXISTS cl_b")
-    spark.sql(f"CREATE TABLE cl_b SHALLOW CLONE silt.`{src}` TIMESTAMP AS OF '2999-01-01' LOCATION '{loc}'")
+    with pytest.raises(VersionNotFoundException, match="after the latest commit"):
+        run(spark, f"CREATE TABLE cl_b SHALLOW CLONE silt.`{src}` TIMESTAMP AS OF '2999-01-01' LOCATION '{loc}'")
+    latest = spark.sql(f"DESCRIBE HISTORY silt.`{src}` LIMIT 1").first()["timestamp"]
+    spark.sql(f"CREATE TABLE cl_b SHALLOW CLONE silt.`{src}` TIMESTAMP AS OF '{latest}' LOCATION '{loc}'")
     assert (loc / "_delta_log").exists() and spark.table("cl_b").count() == 15
     with pytest.raises(UnsupportedOptionException, match="DEEP CLONE"):
         run(spark, f"CREATE TABLE cl_c DEEP CLONE silt.`{src}`")

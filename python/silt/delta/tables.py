@@ -95,8 +95,11 @@ class DeltaTable:
     # ------------------------------------------------------------------ maintenance
 
     def vacuum(self, retentionHours: Optional[float] = None) -> "DataFrame":
-        """Deletes files the table no longer needs and older than the retention."""
-        return self._table.vacuum(retentionHours)
+        """Deletes files the table no longer needs and older than the retention; an empty DataFrame, as Delta's."""
+        from pyspark.sql.types import StructType
+
+        self._table.vacuum(retentionHours)
+        return self._table._spark.createDataFrame([], StructType([]))
 
     def optimize(self) -> "DeltaOptimizeBuilder":
         """Starts an OPTIMIZE."""

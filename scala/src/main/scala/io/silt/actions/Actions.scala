@@ -117,13 +117,17 @@ final case class CommitInfo(json: JsonNode) extends Action {
   def userMetadata: Option[String] = field("userMetadata").map(_.asText)
   def userId: Option[String] = field("userId").map(_.asText)
   def userName: Option[String] = field("userName").map(_.asText)
+  def clusterId: Option[String] = field("clusterId").map(_.asText)
+  /** The named text fields of an object field (`job`, `notebook`: what Databricks records), each null when absent. */
+  def textFields(name: String, keys: Seq[String]): Option[Seq[String]] = field(name).filter(_.isObject).map(node =>
+    keys.map(k => Option(node.get(k)).filterNot(_.isNull).map(_.asText).orNull))
   def operationParameters: Map[String, String] = stringMap("operationParameters")
   def operationMetrics: Map[String, String] = stringMap("operationMetrics")
 
   private def stringMap(name: String): Map[String, String] = field(name).map { node =>
     import scala.jdk.CollectionConverters._
     node.properties().asScala.map { e =>
-      e.getKey -> (if (e.getValue.isTextual) e.getValue.asText else e.getValue.toString)
+      e.getKey -> (if (e.getValue.isTextual) e.getValue.asText else if (e.getValue.isNull) null else e.getValue.toString)
     }.toMap
   }.getOrElse(Map.empty)
 }

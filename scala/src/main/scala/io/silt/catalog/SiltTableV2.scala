@@ -4,7 +4,7 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import io.silt.features.ColumnMapping
+import io.silt.features.{ColumnMapping, ProtocolRequest}
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.read.{SiltRelation, TimeTravel}
 import io.silt.write.{ColumnDefaults, SchemaEvolution, TableWriter}
@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
-import org.apache.spark.sql.connector.catalog.{Column, SupportsWrite, TableCapability, TruncatableTable}
+import org.apache.spark.sql.connector.catalog.{Column, SupportsWrite, TableCapability, TableCatalog, TruncatableTable}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -50,9 +50,16 @@ final case class SiltTableV2(
 
   override def properties(): util.Map[String, String] = {
     val m = snapshot.metadata
-    val provider = catalogTable.flatMap(_.provider).getOrElse("silt")
-    (m.configuration ++ Map("provider" -> provider, "location" -> path.toString) ++
-      m.description.map("comment" -> _)).asJava
+    // A path table is a Delta table whatever its prefix, as Delta Lake describes it.
+    val provider = catalogTable.flatMap(_.provider).getOrElse("delta")
+    // DESCRIBE EXTENDED tells a table's type by these two, as for Delta Lake's tables.
+    val tableType = catalogTable.map(_.tableType).collect {
+      case CatalogTableType.EXTERNAL => TableCatalog.PROP_EXTERNAL -> "true"
+      case CatalogTableType.MANAGED => TableCatalog.PROP_IS_MANAGED_LOCATION -> "true"
+    }
+    (m.configuration ++ ProtocolRequest.asProperties(snapshot.protocol) ++
+      Map(TableCatalog.PROP_PROVIDER -> provider, TableCatalog.PROP_LOCATION -> path.toString) ++
+      m.description.map(TableCatalog.PROP_COMMENT -> _) ++ tableType).asJava
   }
 
   override def capabilities(): util.Set[TableCapability] =

@@ -26,7 +26,8 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
       val now = System.currentTimeMillis()
       val deleted = candidates.map(_.numLogicalRecords.getOrElse(0L)).sum
       txn.commit(candidates.map(_.remove(now)), Operation.Delete(condition.map(_.sql),
-        Map("numRemovedFiles" -> candidates.size.toLong, "numDeletedRows" -> deleted)))
+        Map("numRemovedFiles" -> candidates.size.toLong, "numRemovedBytes" -> candidates.map(_.size).sum,
+          "numDeletedRows" -> deleted)))
       return Seq(Row(deleted))
     }
     val cond = condition.get
@@ -46,7 +47,7 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
         preimage))
     }
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
-      mayWriteRows = false, Operation.Delete(condition.map(_.sql), _), rowsByFile = unsplit)
+      mayWriteRows = false, m => Operation.Delete(condition.map(_.sql), m.deleteMetrics), rowsByFile = unsplit)
     Seq(Row(metrics.deleted))
   }
 }

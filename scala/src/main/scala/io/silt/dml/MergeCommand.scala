@@ -64,7 +64,7 @@ final case class MergeCommand(
       val sourceRows = src.count()
       val run = new MergeRun(spark, t, src.queryExecution.analyzed)
       val m = run.commit(txn, candidates, metrics => Operation.Merge(condition.sql, matched.map(describe),
-        notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
+        notMatched.map(describe), notMatchedBySource.map(describe), metrics.mergeMetrics ++ Map(
           "numSourceRows" -> sourceRows,
           "numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong,
           "numTargetFilesAfterSkipping" -> candidates.size.toLong)))
@@ -86,7 +86,7 @@ final case class MergeCommand(
       case _ => false
     }
 
-    def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], operation: Map[String, Long] => Operation): RowLevelMetrics = {
+    def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], operation: RowLevelMetrics => Operation): RowLevelMetrics = {
       val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
       // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
       val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,

@@ -46,7 +46,10 @@ object Restore {
       toRemove.map(_.size).sum, toRestore.map(_.size).sum)
     if (toRestore.nonEmpty || toRemove.nonEmpty || old.metadata != current.metadata) {
       txn.commit(toRemove.map(_.remove(now)) ++ toRestore.map(_.copy(dataChange = true)),
-        Operation.Restore(old.version, metrics.toMap))
+        Operation.Restore(old.version, target match {
+          case TimeTravel.AsOfTimestamp(ms) => Some(new java.sql.Timestamp(ms).toString)
+          case _ => None
+        }, metrics.toMap))
     }
     metrics
   }

@@ -17,7 +17,7 @@ import org.apache.spark.sql.types.LongType
 abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) extends LeafRunnableCommand {
   def target: LogicalPlan
 
-  override lazy val output: Seq[Attribute] = outputColumns.map(n => AttributeReference(n, LongType, nullable = false)())
+  override lazy val output: Seq[Attribute] = outputColumns.map(n => AttributeReference(n, LongType)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val DmlTarget(t) = target

@@ -1,6 +1,6 @@
 package io.silt.dml
 
-import io.silt.actions.{Action, AddFile, ActionCodec}
+import io.silt.actions.{Action, ActionCodec, AddCDCFile, AddFile, RemoveFile}
 import io.silt.features.ChangeDataFeed
 import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
@@ -10,16 +10,39 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
 
-/** What a row-level command changed, for its result row and operationMetrics. */
+/** What a row-level command changed, for its result row and, in Delta Lake's names, its operationMetrics. */
 final case class RowLevelMetrics(
     updated: Long, deleted: Long, inserted: Long, copied: Long,
-    filesAdded: Long, filesRemoved: Long, dvsAdded: Long, dvsRemoved: Long, dvsUpdated: Long) {
+    filesAdded: Long, filesRemoved: Long, dvsAdded: Long, dvsRemoved: Long, dvsUpdated: Long,
+    bytesAdded: Long = 0L, bytesRemoved: Long = 0L, changeFilesAdded: Long = 0L) {
   def affected: Long = updated + deleted + inserted
-  def toMap: Map[String, Long] = Map(
-    "numUpdatedRows" -> updated, "numDeletedRows" -> deleted, "numInsertedRows" -> inserted,
-    "numCopiedRows" -> copied, "numAddedFiles" -> filesAdded, "numRemovedFiles" -> filesRemoved,
-    "numDeletionVectorsAdded" -> dvsAdded, "numDeletionVectorsRemoved" -> dvsRemoved,
+
+  private def files(prefix: String): Map[String, Long] = Map(
+    s"num${prefix}FilesAdded" -> filesAdded, s"num${prefix}FilesRemoved" -> filesRemoved,
+    s"num${prefix}BytesAdded" -> bytesAdded, s"num${prefix}BytesRemoved" -> bytesRemoved,
+    s"num${prefix}ChangeFilesAdded" -> changeFilesAdded, s"num${prefix}DeletionVectorsAdded" -> dvsAdded,
+    s"num${prefix}DeletionVectorsRemoved" -> dvsRemoved, s"num${prefix}DeletionVectorsUpdated" -> dvsUpdated)
+
+  /** DELETE's and UPDATE's metrics, as Delta Lake names them. */
+  private def rewritten: Map[String, Long] = Map("numAddedFiles" -> filesAdded, "numRemovedFiles" -> filesRemoved,
+    "numAddedBytes" -> bytesAdded, "numRemovedBytes" -> bytesRemoved, "numAddedChangeFiles" -> changeFilesAdded,
+    "numCopiedRows" -> copied, "numDeletionVectorsAdded" -> dvsAdded, "numDeletionVectorsRemoved" -> dvsRemoved,
     "numDeletionVectorsUpdated" -> dvsUpdated)
+  def deleteMetrics: Map[String, Long] = rewritten + ("numDeletedRows" -> deleted)
+  def updateMetrics: Map[String, Long] = rewritten + ("numUpdatedRows" -> updated)
+  def mergeMetrics: Map[String, Long] = files("Target") ++ Map("numTargetRowsInserted" -> inserted,
+    "numTargetRowsUpdated" -> updated, "numTargetRowsDeleted" -> deleted, "numTargetRowsCopied" -> copied,
+    "numOutputRows" -> (inserted + updated + copied))
+
+  /** With the bytes and change data files of the commit's `actions` counted. */
+  def withSizesOf(actions: Seq[Action]): RowLevelMetrics = {
+    val removed = actions.collect { case r: RemoveFile => r.path -> r.size.getOrElse(0L) }.toMap
+    val added = actions.collect { case a: AddFile => a.path -> a.size }.toMap
+    // a file kept with a new deletion vector is removed and added again: neither counts
+    copy(bytesAdded = added.collect { case (p, size) if !removed.contains(p) => size }.sum,
+      bytesRemoved = removed.collect { case (p, size) if !added.contains(p) => size }.sum,
+      changeFilesAdded = actions.count(_.isInstanceOf[AddCDCFile]).toLong)
+  }
 }
 
 /** How many rows of each kind a command changes. */
@@ -53,7 +76,7 @@ object RowLevelWriter {
    * [[RowDeletion]]); `operation`: the operation committed, given its metrics.
    */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
-      changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: Map[String, Long] => Operation,
+      changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: RowLevelMetrics => Operation,
       rowsByFile: Boolean = false): RowLevelMetrics = {
     val feed = ChangeDataFeed.enabled(snapshot.metadata)
     if (DeletionVectors.enabled(snapshot)) {
@@ -93,7 +116,7 @@ object RowLevelWriter {
    */
   def commitWithDeletionVectors(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
-      operation: Map[String, Long] => Operation, rowsByFile: Boolean = false,
+      operation: RowLevelMetrics => Operation, rowsByFile: Boolean = false,
       changes: Option[DataFrame] = None): RowLevelMetrics = {
     val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
@@ -128,7 +151,7 @@ object RowLevelWriter {
    * `changes`: as for [[commitWithDeletionVectors]].
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
-      rows: Option[DataFrame], counts: RowCounts, operation: Map[String, Long] => Operation,
+      rows: Option[DataFrame], counts: RowCounts, operation: RowLevelMetrics => Operation,
       changes: Option[DataFrame] = None): RowLevelMetrics = {
     val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, txn, _)).getOrElse(Nil)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
@@ -151,9 +174,10 @@ object RowLevelWriter {
     }
 
   private def commitIfChanged(txn: OptimisticTransaction, actions: Seq[Action], metrics: RowLevelMetrics,
-      operation: Map[String, Long] => Operation): RowLevelMetrics = {
-    if (actions.nonEmpty || txn.metadataChanged) txn.commit(actions, operation(metrics.toMap))
-    metrics
+      operation: RowLevelMetrics => Operation): RowLevelMetrics = {
+    val counted = metrics.withSizesOf(actions)
+    if (actions.nonEmpty || txn.metadataChanged) txn.commit(actions, operation(counted))
+    counted
   }
 
   /**

@@ -18,6 +18,7 @@ object ErrorClass {
   val UnsupportedFeaturesForWrite: ErrorClass = delta("UNSUPPORTED_FEATURES_FOR_WRITE", "56038")
   val VersionNotFound: ErrorClass = delta("VERSION_NOT_FOUND", "22003")
   val TimestampBeforeFirstCommit: ErrorClass = delta("TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION", "42816")
+  val TimestampAfterLatestCommit: ErrorClass = delta("TIMESTAMP_GREATER_THAN_COMMIT", "42816")
   val MetadataMismatch: ErrorClass = delta("METADATA_MISMATCH", "42KDG")
   val ConcurrentWrite: ErrorClass = delta("CONCURRENT_WRITE", "2D521")
   val ConcurrentAppend: ErrorClass = delta("CONCURRENT_APPEND", "2D521")

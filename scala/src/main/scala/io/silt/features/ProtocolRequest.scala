@@ -30,6 +30,12 @@ object ProtocolRequest {
   /** The values `delta.feature.<name>` may have; Delta Lake accepts both. */
   val FeatureStatuses: Set[String] = Set("supported", "enabled")
 
+  /** The protocol as Delta Lake lists it among a table's properties (SHOW TBLPROPERTIES, DESCRIBE EXTENDED). */
+  def asProperties(protocol: Protocol): Map[String, String] =
+    Map(MinReaderKey -> protocol.minReaderVersion.toString, MinWriterKey -> protocol.minWriterVersion.toString) ++
+      (protocol.readerFeatures.getOrElse(Set.empty) ++ protocol.writerFeatures.getOrElse(Set.empty))
+        .map(name => s"$FeaturePrefix$name" -> "supported")
+
   def isProtocolKey(key: String): Boolean = {
     val k = key.toLowerCase
     k == MinReaderKey.toLowerCase || k == MinWriterKey.toLowerCase || k.startsWith(FeaturePrefix)

@@ -103,6 +103,14 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
         range.entries.headOption.map(c => s" (version ${c.version} at ${new java.sql.Timestamp(c.timestamp)})").getOrElse(""),
         ErrorClass.TimestampBeforeFirstCommit)
     }
+    // Delta Lake refuses a time after the latest commit rather than read the latest version: a
+    // later commit would make the same query read other rows.
+    if (range.entries.lastOption.exists(_.version == found.version) && found.timestamp < timestampMs) {
+      val at = new java.sql.Timestamp(found.timestamp)
+      throw new VersionNotFoundException(s"cannot time travel $tablePath to timestamp " +
+        s"${new java.sql.Timestamp(timestampMs)}: it is after the latest commit (version ${found.version} at $at); " +
+        s"use a time at or before $at", ErrorClass.TimestampAfterLatestCommit)
+    }
     build(l, found.version)
   }
 

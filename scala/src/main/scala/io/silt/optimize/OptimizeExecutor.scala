@@ -12,6 +12,7 @@ import io.silt.features.TableFeatures
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
+import io.silt.stats.StatsColumn
 import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}
 import io.silt.write.{ClusteringColumns, DataFileWriter, RowTrackingWrites}
 import org.apache.hadoop.fs.Path
@@ -28,6 +29,7 @@ object OptimizeExecutor {
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
 
   def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode): OptimizeMetrics = {
+    val startTimeMs = System.currentTimeMillis()
     val settings = OptimizeSettings.from(spark)
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
@@ -68,22 +70,29 @@ object OptimizeExecutor {
       filesAdded = FileSizeStats.of(added.map(_.size)),
       filesRemoved = FileSizeStats.of(selected.map(_.size)),
       partitionsOptimized = bins.map(_.partitionValues).distinct.size,
-      numBatches = bins.size,
+      numBins = bins.size,
       totalConsideredFiles = considered.size,
       totalFilesSkipped = considered.size - selected.size,
-      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned", selected.size,
-        selected.map(_.size).sum, added.size, results.map(_._2).sum)),
+      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned",
+        FileCount.of(selected.map(_.size)), results.map(_._2).sum)),
       clusteringStats = clusterBy.map { columns =>
         val leftAlone = considered.filterNot(selected.toSet)
-        ClusteringStats(columns, considered.map(_.size).sum, leftAlone.size, leftAlone.map(_.size).sum,
+        ClusteringStats(columns, FileCount.of(considered.map(_.size)), FileCount.of(leftAlone.map(_.size)),
+          FileCount.of(selected.map(_.size)),
           LayoutQuality.rangeReadFraction(considered, snapshot.metadata, columns),
           LayoutQuality.rangeReadFraction(leftAlone ++ added, snapshot.metadata, columns))
-      })
+      },
+      deletionVectorStats = DeletionVectorStats(selected.count(_.deletionVector.isDefined).toLong,
+        selected.flatMap(_.deletionVector.map(_.cardinality)).sum),
+      startTimeMs = startTimeMs,
+      endTimeMs = now,
+      totalClusterParallelism = spark.sparkContext.defaultParallelism,
+      numTableColumns = snapshot.metadata.schema.length,
+      numTableColumnsWithStats = StatsColumn.forTable(snapshot.metadata.schema, snapshot.metadata).size,
+      addedFileSizePercentiles = OptimizeMetrics.percentiles(added.map(_.size)))
     if (bins.nonEmpty) {
-      val dvMetrics = Map("numDeletionVectorsRemoved" -> selected.count(_.deletionVector.isDefined).toLong,
-        "numDeletedRowsPurged" -> selected.flatMap(_.deletionVector.map(_.cardinality)).sum)
       txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
-        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics ++ dvMetrics, clusterBy))
+        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics, clusterBy))
     }
     metrics
   }

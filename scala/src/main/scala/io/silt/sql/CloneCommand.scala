@@ -25,7 +25,7 @@ final case class CloneCommand(target: TableRef, source: TableRef, sourceVersion:
     ifNotExists: Boolean, properties: Map[String, String], location: Option[String]) extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq("source_table_size", "source_num_of_files", "num_removed_files",
-    "num_copied_files", "removed_files_size", "copied_files_size").map(AttributeReference(_, LongType, nullable = false)())
+    "num_copied_files", "removed_files_size", "copied_files_size").map(AttributeReference(_, LongType)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val sourcePath = sourceTable(spark)

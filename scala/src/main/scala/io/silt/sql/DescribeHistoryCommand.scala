@@ -25,6 +25,9 @@ final case class DescribeHistoryCommand(table: TableRef, limit: Option[Int]) ext
         info.flatMap(_.userName).orNull,
         info.flatMap(_.operation).orNull,
         info.map(_.operationParameters).orNull,
+        info.flatMap(_.textFields("job", DescribeHistoryCommand.JobFields)).map(Row.fromSeq).orNull,
+        info.flatMap(_.textFields("notebook", DescribeHistoryCommand.NotebookFields)).map(Row.fromSeq).orNull,
+        info.flatMap(_.clusterId).orNull,
         info.flatMap(_.readVersion).map(Long.box).orNull,
         info.flatMap(_.isolationLevel).orNull,
         info.flatMap(_.isBlindAppend).map(Boolean.box).orNull,
@@ -36,13 +39,20 @@ final case class DescribeHistoryCommand(table: TableRef, limit: Option[Int]) ext
 }
 
 object DescribeHistoryCommand {
+  // Delta Lake's history has these columns (filled from commits Databricks wrote, null otherwise).
+  val JobFields: Seq[String] = Seq("jobId", "jobName", "jobRunId", "runId", "jobOwnerId", "triggerType")
+  val NotebookFields: Seq[String] = Seq("notebookId")
+
   val schema: StructType = StructType(Seq(
-    StructField("version", LongType, nullable = false),
+    StructField("version", LongType),
     StructField("timestamp", TimestampType),
     StructField("userId", StringType),
     StructField("userName", StringType),
     StructField("operation", StringType),
     StructField("operationParameters", MapType(StringType, StringType)),
+    StructField("job", StructType(JobFields.map(StructField(_, StringType)))),
+    StructField("notebook", StructType(NotebookFields.map(StructField(_, StringType)))),
+    StructField("clusterId", StringType),
     StructField("readVersion", LongType),
     StructField("isolationLevel", StringType),
     StructField("isBlindAppend", BooleanType),

@@ -1,5 +1,6 @@
 package io.silt.sql
 
+import io.silt.log.TableLog
 import io.silt.optimize.{OptimizeExecutor, OptimizeMetrics}
 import io.silt.txn.OptimizeMode
 import org.apache.spark.sql.{Row, SparkSession}
@@ -19,6 +20,7 @@ final case class OptimizeCommand(table: TableRef, partitionPredicate: Option[Str
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)
     val metrics = OptimizeExecutor.run(spark, path, partitionPredicate, mode)
-    Seq(Row(path.toString, metrics.toRow))
+    // The table's qualified path, as Delta Lake returns it.
+    Seq(Row(TableLog.forPath(spark, path.toString).tablePath.toString, metrics.toRow))
   }
 }

@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.LongType
 final case class RestoreCommand(table: TableRef, target: TimeTravel) extends LeafRunnableCommand {
   override val output: Seq[Attribute] = Seq("table_size_after_restore", "num_of_files_after_restore",
     "num_removed_files", "num_restored_files", "removed_files_size", "restored_files_size")
-    .map(n => AttributeReference(n, LongType, nullable = false)())
+    .map(n => AttributeReference(n, LongType)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val m = Restore.run(spark, table.path(spark), target)

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.StringType
 /** VACUUM table [LITE | FULL] [RETAIN n HOURS] [DRY RUN]: a dry run lists the files; a real run returns the table path. */
 final case class VacuumCommand(table: TableRef, retentionHours: Option[Double], dryRun: Boolean, mode: VacuumMode)
     extends LeafRunnableCommand {
-  override val output: Seq[Attribute] = Seq(AttributeReference("path", StringType, nullable = false)())
+  override val output: Seq[Attribute] = Seq(AttributeReference("path", StringType)())
 
   override def run(spark: SparkSession): Seq[Row] = {
     val path = table.path(spark)

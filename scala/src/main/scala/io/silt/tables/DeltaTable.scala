@@ -96,10 +96,13 @@ class DeltaTable private[tables] (private[tables] val spark: SparkSession, priva
   // ------------------------------------------------------------------ maintenance and history
 
   /** Deletes files the table no longer needs and older than the default retention (7 days). */
-  def vacuum(): DataFrame = sql(s"VACUUM ${ref.statementSql}")
+  def vacuum(): DataFrame = { sql(s"VACUUM ${ref.statementSql}"); spark.emptyDataFrame }
 
-  /** Deletes files the table no longer needs and older than `retentionHours`. */
-  def vacuum(retentionHours: Double): DataFrame = sql(s"VACUUM ${ref.statementSql} RETAIN $retentionHours HOURS")
+  /** Deletes files the table no longer needs and older than `retentionHours`; an empty DataFrame, as Delta's. */
+  def vacuum(retentionHours: Double): DataFrame = {
+    sql(s"VACUUM ${ref.statementSql} RETAIN $retentionHours HOURS")
+    spark.emptyDataFrame
+  }
 
   /** The commits, newest first. */
   def history(): DataFrame = sql(s"DESCRIBE HISTORY ${ref.statementSql}")

@@ -174,8 +174,11 @@ object Operation {
       case OptimizeMode.RewriteTypeWidening => Map("applyPurge" -> "false")
       case OptimizeMode.ZOrder(columns) => Map("zOrderBy" -> Json.array(columns))
       case OptimizeMode.Compaction | OptimizeMode.Full => Map("zOrderBy" -> Json.array(Nil))
-    }) ++ clusterBy.map(c => Map("clusterBy" -> Json.array(c), "isFull" -> (mode == OptimizeMode.Full).toString))
-      .getOrElse(Map.empty)
+    }) ++ (mode match {
+      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => Map.empty
+      // Delta Lake records these for every OPTIMIZE (auto: run by auto compaction, which Silt does not do).
+      case _ => Map("auto" -> "false", "clusterBy" -> Json.array(clusterBy.getOrElse(Nil)))
+    }) ++ clusterBy.map(_ => Map("isFull" -> (mode == OptimizeMode.Full).toString)).getOrElse(Map.empty)
   }
 
   /** ALTER TABLE … DROP FEATURE: the commit that takes the feature out of the protocol. */
@@ -206,9 +209,10 @@ object Operation {
     def parameters: Map[String, String] = Map.empty
   }
 
-  final case class Restore(version: Long, metrics: Map[String, Long]) extends Operation {
+  final case class Restore(version: Long, timestamp: Option[String], metrics: Map[String, Long]) extends Operation {
     def name: String = "RESTORE"
-    def parameters: Map[String, String] = Map("version" -> version.toString)
+    // Delta Lake records both, the one not given as null.
+    def parameters: Map[String, String] = Map("version" -> version.toString, "timestamp" -> timestamp.orNull)
   }
 
   /** CONVERT TO DELTA: the files added, the partition columns, whether statistics were read; the catalog table converted. */
