@@ -132,12 +132,9 @@ EXPECTED = {
 }
 
 # The names Delta Lake records in the history of each operation (DESCRIBE HISTORY's
-# operationParameters and operationMetrics keys). Silt records each of them but its timings (no
-# scan/rewrite split) and MERGE's split of updated and deleted rows by matched and not-matched-by-source
-# clauses; and may record more.
-NOT_RECORDED = {"executionTimeMs", "scanTimeMs", "rewriteTimeMs", "materializeSourceTimeMs",
-                "numTargetRowsMatchedUpdated", "numTargetRowsMatchedDeleted",
-                "numTargetRowsNotMatchedBySourceUpdated", "numTargetRowsNotMatchedBySourceDeleted"}
+# operationParameters and operationMetrics keys). Silt records each of them but its timings; and may
+# record more.
+NOT_RECORDED = {"executionTimeMs", "scanTimeMs", "rewriteTimeMs", "materializeSourceTimeMs"}
 RECORDED = {
     "DELETE": (["predicate"], ["numAddedBytes", "numAddedChangeFiles", "numAddedFiles", "numCopiedRows",
                                "numDeletedRows", "numDeletionVectorsAdded", "numDeletionVectorsRemoved",
@@ -149,7 +146,9 @@ RECORDED = {
               ["numOutputRows", "numSourceRows", "numTargetBytesAdded", "numTargetBytesRemoved",
                "numTargetChangeFilesAdded", "numTargetDeletionVectorsAdded", "numTargetDeletionVectorsRemoved",
                "numTargetDeletionVectorsUpdated", "numTargetFilesAdded", "numTargetFilesRemoved",
-               "numTargetRowsCopied", "numTargetRowsDeleted", "numTargetRowsInserted", "numTargetRowsUpdated"]),
+               "numTargetRowsCopied", "numTargetRowsDeleted", "numTargetRowsInserted", "numTargetRowsMatchedDeleted",
+               "numTargetRowsMatchedUpdated", "numTargetRowsNotMatchedBySourceDeleted",
+               "numTargetRowsNotMatchedBySourceUpdated", "numTargetRowsUpdated"]),
     "OPTIMIZE": (["auto", "clusterBy", "predicate", "zOrderBy"],
                  ["maxFileSize", "minFileSize", "numAddedBytes", "numAddedFiles", "numDeletionVectorsRemoved",
                   "numRemovedBytes", "numRemovedFiles", "p25FileSize", "p50FileSize", "p75FileSize"]),

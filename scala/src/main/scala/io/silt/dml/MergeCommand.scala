@@ -64,7 +64,7 @@ final case class MergeCommand(
       val sourceRows = src.count()
       val run = new MergeRun(spark, t, src.queryExecution.analyzed)
       val m = run.commit(txn, candidates, metrics => Operation.Merge(condition.sql, matched.map(describe),
-        notMatched.map(describe), notMatchedBySource.map(describe), metrics.mergeMetrics ++ Map(
+        notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
           "numSourceRows" -> sourceRows,
           "numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong,
           "numTargetFilesAfterSkipping" -> candidates.size.toLong)))
@@ -86,7 +86,8 @@ final case class MergeCommand(
       case _ => false
     }
 
-    def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], operation: RowLevelMetrics => Operation): RowLevelMetrics = {
+    /** Commits the MERGE; `operation`: the operation committed, given its metrics in Delta Lake's names. */
+    def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], mergeOperation: Map[String, Long] => Operation): RowLevelMetrics = {
       val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
       // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
       val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,
@@ -94,6 +95,12 @@ final case class MergeCommand(
       try {
         val summary = MatchSummary.of(matches)
         if (!duplicatesAllowed) summary.refuseRowsMatchedTwice()
+        // The matches hold what WHEN MATCHED clauses change; NOT MATCHED BY SOURCE clauses change the rest.
+        val matched = summary.counts
+        val operation = (m: RowLevelMetrics) => mergeOperation(m.mergeMetrics ++ Map(
+          "numTargetRowsMatchedUpdated" -> matched.updated, "numTargetRowsMatchedDeleted" -> matched.deleted,
+          "numTargetRowsNotMatchedBySourceUpdated" -> (m.updated - matched.updated),
+          "numTargetRowsNotMatchedBySourceDeleted" -> (m.deleted - matched.deleted)))
         // Only a NOT MATCHED clause makes new rows.
         val inserts = if (notMatched.isEmpty) None else Some(insertsOf(matches).where(isAction(RowChange.Insert)))
         if (notMatchedBySource.nonEmpty) {
