@@ -56,3 +56,7 @@ def install() -> None:
         core.convert_exception = _connect(core.convert_exception)  # type: ignore[assignment]
     except ImportError:  # no Spark Connect client (grpc) installed
         pass
+    except SystemExit:
+        # pyspark-client alone, under `python -c`: PySpark takes that for a doctest run, looks for a
+        # Spark home and exits. `import silt` must not end the program; a script or a shell is unaffected.
+        pass
