@@ -96,10 +96,8 @@ class DeltaTable:
 
     def vacuum(self, retentionHours: Optional[float] = None) -> "DataFrame":
         """Deletes files the table no longer needs and older than the retention; an empty DataFrame, as Delta's."""
-        from pyspark.sql.types import StructType
-
         self._table.vacuum(retentionHours)
-        return self._table._spark.createDataFrame([], StructType([]))
+        return self._table._spark.range(0).drop("id")
 
     def optimize(self) -> "DeltaOptimizeBuilder":
         """Starts an OPTIMIZE."""
