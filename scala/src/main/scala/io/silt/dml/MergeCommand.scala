@@ -86,7 +86,7 @@ final case class MergeCommand(
       case _ => false
     }
 
-    /** Commits the MERGE; `operation`: the operation committed, given its metrics in Delta Lake's names. */
+    /** Commits the MERGE; `mergeOperation`: the operation committed, given its metrics in Delta Lake's names. */
     def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], mergeOperation: Map[String, Long] => Operation): RowLevelMetrics = {
       val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
       // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
