@@ -25,7 +25,7 @@ final case class FileCount(num: Long, size: Long) {
 
 object FileCount {
   def of(sizes: Seq[Long]): FileCount = FileCount(sizes.size, sizes.sum)
-  /** `names`: Delta Lake calls the count `num` in zOrderStats and `numFiles` in clusteringStats. */
+  /** `countName`: Delta Lake calls the count `num` in zOrderStats and `numFiles` in clusteringStats. */
   def schema(countName: String): StructType =
     StructType(Seq(StructField(countName, LongType), StructField("size", LongType)))
 }
