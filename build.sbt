@@ -20,7 +20,10 @@ def shimApplies(folder: String): Boolean = folder.stripPrefix("spark-").split('-
   case Array(only) => only == minorKey(sparkMinor)
   case Array(lo, hi) => Ordering[(Int, Int)].lteq(lo, minorKey(sparkMinor)) && Ordering[(Int, Int)].lteq(minorKey(sparkMinor), hi)
 }
-val sparkDependency = if (sparkJars.isDefined) Nil else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)
+// spark-connect: the Connect server's plugin interfaces (io.silt.connect), used only when a server runs.
+val sparkDependency = if (sparkJars.isDefined) Nil else Seq(
+  "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+  "org.apache.spark" %% "spark-connect" % sparkVersion % Provided)
 val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
 
 ThisBuild / organization := "io.silt"

@@ -1,10 +1,13 @@
 """Expression arguments of the Python API: Delta's checks of them, and how each reaches the engine (a
-classic session: as JVM Columns, through Silt's JVM API; Spark Connect: as SQL strings)."""
+classic session: as JVM Columns, through Silt's JVM API; Spark Connect: as the Connect protocol's
+expressions in a slotted statement, io.silt.connect.SlottedStatementPlugin on the server)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional, Union
+import uuid
 
-from silt.errors import UnsupportedOptionException
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Union
+
+from silt.errors import UnsupportedOptionException, reraise
 
 if TYPE_CHECKING:
     from py4j.java_gateway import JavaObject, JVMView
@@ -76,11 +79,68 @@ def _data_frame(spark: "SparkSession", jdf: "JavaObject") -> "DataFrame":
     return DataFrame(jdf, spark)
 
 
-def _sql_text(value: Union[str, "Column"]) -> str:
-    """An expression for SQL over Spark Connect: a SQL string as it is. A Column is refused rather than
-    printed: its text is not the expression (``key = 'a'`` prints as ``key = a``, a column reference)."""
-    if isinstance(value, str):
-        return value
-    raise UnsupportedOptionException(
-        f"a Column expression ({value!r}) over Spark Connect: Silt takes expressions as SQL strings there; "
-        "pass the condition as a string, or run on a classic session")
+# The Any type of a slotted statement, and the server setting that registers its plugin: the JVM's
+# io.silt.connect.SlottedStatementPlugin (TypeUrl) reads what SlottedSql.run sends.
+SLOTTED_STATEMENT_TYPE = "type.googleapis.com/silt.connect.SlottedStatement"
+CONNECT_PLUGIN = "io.silt.connect.SlottedStatementPlugin"
+CONNECT_PLUGIN_KEY = "spark.connect.extensions.relation.classes"
+
+
+class SlottedSql:
+    """A statement for Spark Connect, written as SQL around slots that hold Column expressions: the
+    server plans each slot as the Column's own expression (a Column printed as text is a trap: ``key =
+    'a'`` prints as ``key = a``, a column reference). Strings are SQL and go into the text as they are."""
+
+    def __init__(self) -> None:
+        self._nonce = uuid.uuid4().hex
+        self._columns: List["Column"] = []
+
+    def text(self, value: Union[str, "Column"]) -> str:
+        """``value`` as it stands in the statement: a SQL string itself, a Column its slot's name."""
+        if isinstance(value, str):
+            return value
+        self._columns.append(value)
+        return f"`__silt_slot_{self._nonce}_{len(self._columns) - 1}`"
+
+    def run(self, spark: "SparkSession", sql: str) -> "DataFrame":
+        """Runs the statement once; its result rows (a statement without slots is plain SQL)."""
+        if not self._columns:
+            return reraise(lambda: spark.sql(sql))
+        from pyspark.sql.connect.dataframe import DataFrame
+        statement = DataFrame(_slotted_plan(sql, self._nonce, self._columns), session=spark)  # type: ignore[arg-type]
+        try:
+            # Collected once, and the rows given back: each action on `statement` would run it again.
+            return spark.createDataFrame(reraise(statement.toArrow))  # type: ignore[return-value]
+        except Exception as e:
+            if "No handler found" in str(e) and SLOTTED_STATEMENT_TYPE in str(e):
+                raise UnsupportedOptionException(
+                    f"a Column expression over Spark Connect needs Silt's plugin on the server: start it with "
+                    f"{CONNECT_PLUGIN_KEY}={CONNECT_PLUGIN} (silt.configure adds it), or pass the expression "
+                    "as a SQL string") from e
+            raise
+
+
+def _slotted_plan(sql: str, nonce: str, columns: List["Column"]) -> Any:
+    """The client's plan of a slotted statement (defined here: pyspark's Connect client is imported on use)."""
+    from pyspark.sql.connect import proto
+    from pyspark.sql.connect.plan import LogicalPlan
+
+    class SlottedPlan(LogicalPlan):  # type: ignore[misc]
+        """The Relation extension that carries a slotted statement (a Connect ``SQL`` message)."""
+
+        def __init__(self, sql: str, nonce: str, columns: List["Column"]) -> None:
+            super().__init__(None)
+            self._sql, self._nonce, self._columns = sql, nonce, columns
+
+        def plan(self, session: Any) -> Any:
+            from pyspark.sql import functions as F
+            message = proto.SQL(query=self._sql)
+            for column in self._columns:
+                message.pos_arguments.append(column.to_plan(session))  # type: ignore[attr-defined]
+            message.named_arguments["nonce"].CopyFrom(F.lit(self._nonce).to_plan(session))  # type: ignore[attr-defined]
+            relation = self._create_proto_relation()
+            relation.extension.type_url = SLOTTED_STATEMENT_TYPE
+            relation.extension.value = message.SerializeToString()
+            return relation
+
+    return SlottedPlan(sql, nonce, columns)

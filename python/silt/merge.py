@@ -6,7 +6,7 @@ import uuid
 from typing import TYPE_CHECKING, Mapping, Optional, Union
 
 from silt.errors import UnsupportedOptionException, reraise
-from silt.expressions import _check_condition, _check_mapping, _data_frame, _jvm_api, _sql_text, _to_jcolumn, _to_jmap
+from silt.expressions import SlottedSql, _check_condition, _check_mapping, _data_frame, _jvm_api, _to_jcolumn, _to_jmap
 from silt.table import SiltTable, _quote_ident
 
 if TYPE_CHECKING:
@@ -122,17 +122,20 @@ class MergeBuilder:
         return _data_frame(spark, builder.execute())
 
     def _execute_sql(self) -> "DataFrame":
-        """As a MERGE statement (Spark Connect): conditions and values must be SQL strings."""
+        """As a MERGE statement (Spark Connect): Columns in slots, the source as a temporary view."""
+        slots = SlottedSql()
+        text = slots.text
+
         def clause(when: str, condition: Optional[Union[str, "Column"]], action: str, values: Optional[Values]) -> str:
-            text = f"WHEN {when}" + (f" AND {_sql_text(condition)}" if condition is not None else "") + " THEN "
+            head = f"WHEN {when}" + (f" AND {text(condition)}" if condition is not None else "") + " THEN "
             if action == "UPDATE":
                 assert values is not None
-                return text + "UPDATE SET " + ", ".join(f"{_quote_ident(k)} = {_sql_text(v)}" for k, v in values.items())
+                return head + "UPDATE SET " + ", ".join(f"{_quote_ident(k)} = {text(v)}" for k, v in values.items())
             if action == "INSERT":
                 assert values is not None
-                return text + f"INSERT ({', '.join(_quote_ident(k) for k in values)}) " + \
-                    f"VALUES ({', '.join(_sql_text(v) for v in values.values())})"
-            return text + ("UPDATE SET *" if action == "UPDATE *" else action)
+                return head + f"INSERT ({', '.join(_quote_ident(k) for k in values)}) " + \
+                    f"VALUES ({', '.join(text(v) for v in values.values())})"
+            return head + ("UPDATE SET *" if action == "UPDATE *" else action)
         clauses = " ".join(clause(*c) for c in self._ordered())
         view = f"silt_merge_source_{uuid.uuid4().hex}"
         self._source.createOrReplaceTempView(view)
@@ -140,8 +143,8 @@ class MergeBuilder:
         evolution = " WITH SCHEMA EVOLUTION" if self._evolve else ""
         target = self._table._dml_ref + (f" AS {_quote_ident(target_alias)}" if target_alias else "")
         source = view + (f" AS {_quote_ident(source_alias)}" if source_alias else "")
-        sql = f"MERGE{evolution} INTO {target} USING {source} ON {_sql_text(self._condition)} {clauses}"
+        sql = f"MERGE{evolution} INTO {target} USING {source} ON {text(self._condition)} {clauses}"
         try:
-            return reraise(lambda: self._table._spark.sql(sql))
+            return slots.run(self._table._spark, sql)
         finally:
             self._table._spark.catalog.dropTempView(view)

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, TypeVar
 
+from silt.expressions import CONNECT_PLUGIN, CONNECT_PLUGIN_KEY
+
 EXTENSION = "io.silt.SiltSparkSessionExtension"
 CATALOG = "io.silt.catalog.SiltCatalog"
 CATALOG_KEY = "spark.sql.catalog.spark_catalog"
@@ -80,6 +82,8 @@ def configure(builder: B, storage: Optional[str] = None, catalog: bool = True) -
         raise ValueError(f"storage={storage!r} is not one Silt configures; it knows {', '.join(STORAGES)}")
     _add(builder, "spark.jars", [str(jar_path())])
     _add(builder, "spark.sql.extensions", [EXTENSION])
+    # Read only by a Spark Connect server (Column expressions from Silt's Python API over Connect).
+    _add(builder, CONNECT_PLUGIN_KEY, [CONNECT_PLUGIN])
     if catalog:
         current = _current(builder, CATALOG_KEY)
         if current not in (None, CATALOG):

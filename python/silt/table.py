@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 from silt.errors import SiltException, reraise
-from silt.expressions import _check_condition, _check_mapping, _check_merge, _data_frame, _jvm_api, _sql_text, _to_jcolumn, _to_jmap
+from silt.expressions import _check_condition, _check_mapping, _check_merge, _data_frame, SlottedSql, _jvm_api, _to_jcolumn, _to_jmap
 
 if TYPE_CHECKING:
     from py4j.java_gateway import JavaObject
@@ -108,8 +108,9 @@ class SiltTable:
         if jvm is not None:
             return reraise(lambda: _data_frame(self._spark, self._jvm_table().executeDelete(
                 jvm.scala.Option.apply(_to_jcolumn(condition)))))
-        sql = f"DELETE FROM {self._dml_ref}" + (f" WHERE {_sql_text(condition)}" if condition is not None else "")
-        return reraise(lambda: self._spark.sql(sql))
+        slots = SlottedSql()
+        sql = f"DELETE FROM {self._dml_ref}" + (f" WHERE {slots.text(condition)}" if condition is not None else "")
+        return slots.run(self._spark, sql)
 
     def update(self, condition: Optional[Union[str, "Column"]] = None,
                set: Optional[Mapping[str, Union[str, "Column"]]] = None) -> "DataFrame":
@@ -122,10 +123,11 @@ class SiltTable:
         if jvm is not None:
             return reraise(lambda: _data_frame(self._spark, self._jvm_table().executeUpdate(
                 _to_jmap(self._spark, set), jvm.scala.Option.apply(_to_jcolumn(condition)))))
-        assignments = ", ".join(f"{_quote_ident(k)} = {_sql_text(v)}" for k, v in set.items())
+        slots = SlottedSql()
+        assignments = ", ".join(f"{_quote_ident(k)} = {slots.text(v)}" for k, v in set.items())
         sql = f"UPDATE {self._dml_ref} SET {assignments}" + (
-            f" WHERE {_sql_text(condition)}" if condition is not None else "")
-        return reraise(lambda: self._spark.sql(sql))
+            f" WHERE {slots.text(condition)}" if condition is not None else "")
+        return slots.run(self._spark, sql)
 
     def _jvm_table(self) -> "JavaObject":
         """This table in Silt's JVM API (``io.silt.tables.DeltaTable``), under its alias."""

@@ -25,7 +25,8 @@ class ArchitectureSpec extends AnyFunSuite {
     Set("read", "write"),
     Set("dml", "optimize", "optimizer", "vacuum", "checkpoint", "manifest", "convert", "clone"),
     Set("sql", "catalog"),
-    Set("root", "tables"))
+    Set("root", "tables"),
+    Set("connect"))
 
   private val layerOf: Map[String, Int] = Layers.zipWithIndex.flatMap { case (ps, i) => ps.map(_ -> i) }.toMap
 

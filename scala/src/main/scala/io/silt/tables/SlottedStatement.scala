@@ -16,9 +16,10 @@ import org.apache.spark.sql.silt.SparkInternals
  * UPDATE and MERGE plans), while a Column is planned as the expression it is, never printed and
  * parsed again. A printed Column is a trap: `key = 'a'` may print as `key = a`, a column reference.
  */
-private[tables] final class SlottedStatement(spark: SparkSession) {
-  private val nonce = UUID.randomUUID().toString.replace("-", "")
+private[silt] final class SlottedStatement private (spark: SparkSession, nonce: String) {
   private val expressions = mutable.ArrayBuffer.empty[Expression]
+
+  def this(spark: SparkSession) = this(spark, UUID.randomUUID().toString.replace("-", ""))
   private val sourceName = s"__silt_source_$nonce"
   private var source: Option[LogicalPlan] = None
 
@@ -27,6 +28,9 @@ private[tables] final class SlottedStatement(spark: SparkSession) {
     expressions += SparkInternals.convertedExpression(column)
     s"`__silt_slot_${nonce}_${expressions.size - 1}`"
   }
+
+  /** Fills the next slot with an expression already converted (a Spark Connect client's). */
+  private def fill(expression: Expression): Unit = expressions += expression
 
   /** The table name that stands for `data`'s plan (a MERGE source) in the statement's text. */
   def sourceOf(data: DataFrame): String = {
@@ -43,12 +47,29 @@ private[tables] final class SlottedStatement(spark: SparkSession) {
     }
     withSource.transformAllExpressions {
       case a: UnresolvedAttribute if a.nameParts.length == 1 && a.nameParts.head.startsWith(prefix) =>
-        expressions(a.nameParts.head.stripPrefix(prefix).toInt)
+        val index = a.nameParts.head.stripPrefix(prefix)
+        expressions.lift(index.toIntOption.getOrElse(-1)).getOrElse(throw new IllegalArgumentException(
+          s"slot $index of a statement has no expression (${expressions.size} given)"))
     }
   }
 
   /** Runs the statement (commands run as they are planned); returns its result rows. */
   def run(sql: String): DataFrame = SparkInternals.dataFrame(spark, plan(sql))
+}
+
+private[silt] object SlottedStatement {
+  private val Nonce = "[0-9a-f]{8,64}".r
+
+  /**
+   * A statement whose text a client wrote around slots `__silt_slot_<nonce>_<i>` (Silt's Python API
+   * over Spark Connect), with the expressions of slots 0, 1, ... in order.
+   */
+  def filled(spark: SparkSession, nonce: String, slots: Seq[Expression]): SlottedStatement = {
+    if (!Nonce.matches(nonce)) throw new IllegalArgumentException(s"a statement's slot nonce must be hex, not '$nonce'")
+    val statement = new SlottedStatement(spark, nonce)
+    slots.foreach(statement.fill)
+    statement
+  }
 }
 
 /** SQL text for names and literals placed in a statement around slots. */
