@@ -20,10 +20,11 @@ def shimApplies(folder: String): Boolean = folder.stripPrefix("spark-").split('-
   case Array(only) => only == minorKey(sparkMinor)
   case Array(lo, hi) => Ordering[(Int, Int)].lteq(lo, minorKey(sparkMinor)) && Ordering[(Int, Int)].lteq(minorKey(sparkMinor), hi)
 }
-// spark-connect: the Connect server's plugin interfaces (io.silt.connect), used only when a server runs.
+// spark-connect: the Connect server's plugin interfaces (io.silt.connect), used only when a server runs; its
+// own jar is enough (it holds the protocol classes), and its dependencies are not all on Maven Central.
 val sparkDependency = if (sparkJars.isDefined) Nil else Seq(
   "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-  "org.apache.spark" %% "spark-connect" % sparkVersion % Provided)
+  ("org.apache.spark" %% "spark-connect" % sparkVersion % Provided).intransitive())
 val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
 
 ThisBuild / organization := "io.silt"

@@ -24,6 +24,11 @@ def test_merge_builder_restore_and_lookup(spark, tmp_path):
     assert r["num_of_files_after_restore"] >= 1
     assert sorted(x["id"] for x in t.to_df().collect()) == list(range(10))
     assert t.history(1).first()["operation"] == "RESTORE"
+    # to the content it has already: committed all the same, as Delta Lake does
+    version = t.history(1).first()["version"]
+    r = t.restore_to_version(version).first()
+    assert (r["num_removed_files"], r["num_restored_files"]) == (0, 0)
+    assert [(h["version"], h["operation"]) for h in t.history(1).collect()] == [(version + 1, "RESTORE")]
     spark.sql("CREATE TABLE api_named (id BIGINT) USING silt")
     named = silt.SiltTable.for_name(spark, "api_named")
     named.to_df().count()

@@ -88,6 +88,7 @@ final case class MergeCommand(
 
     /** Commits the MERGE; `mergeOperation`: the operation committed, given its metrics in Delta Lake's names. */
     def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], mergeOperation: Map[String, Long] => Operation): RowLevelMetrics = {
+      val startedNs = System.nanoTime()
       val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
       // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
       val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,
@@ -116,7 +117,7 @@ final case class MergeCommand(
             val feed = (once(changed, summary.rowsMatchedTwice) +: inserts.toSeq).reduce(_ unionByName _)
             RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
               if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation,
-              changes = Some(feed))
+              changes = Some(feed), startedNs = startedNs)
           } else {
             val touched = RowLevelWriter.filesAt(t.snapshot, candidates, summary.touchedPaths.toSeq)
             val touchedRows = if (touched.isEmpty) None
@@ -125,7 +126,8 @@ final case class MergeCommand(
             val rows = (rewritten ++ inserts).reduceOption(_ unionByName _)
             val feed = (touchedRows.map(r => once(r.where(isAction(RowChange.Update, RowChange.Delete)), duplicatesAllowed)) ++
               inserts).reduceOption(_ unionByName _)
-            RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation, changes = feed)
+            RowLevelWriter.commitCopyOnWrite(spark, txn, t.snapshot, touched, rows, counts, operation, changes = feed,
+              startedNs = startedNs)
           }
         }
       } finally matches.unpersist()

@@ -20,7 +20,8 @@ final case class RestoreMetrics(tableSizeAfterRestore: Long, numOfFilesAfterRest
 
 /**
  * RESTORE: one commit that re-adds the files of the old version the table no longer has and
- * removes the files it did not have then. Fails if a re-added file has been vacuumed away.
+ * removes the files it did not have then (an empty commit when they are the same). Fails if a re-added
+ * file has been vacuumed away.
  */
 object Restore {
   def run(spark: SparkSession, tablePath: Path, target: TimeTravel): RestoreMetrics = {
@@ -44,13 +45,13 @@ object Restore {
     val now = System.currentTimeMillis()
     val metrics = RestoreMetrics(old.sizeInBytes, old.numFiles.toLong, toRemove.size.toLong, toRestore.size.toLong,
       toRemove.map(_.size).sum, toRestore.map(_.size).sum)
-    if (toRestore.nonEmpty || toRemove.nonEmpty || old.metadata != current.metadata) {
-      txn.commit(toRemove.map(_.remove(now)) ++ toRestore.map(_.copy(dataChange = true)),
-        Operation.Restore(old.version, target match {
-          case TimeTravel.AsOfTimestamp(ms) => Some(new java.sql.Timestamp(ms).toString)
-          case _ => None
-        }, metrics.toMap))
-    }
+    // Committed even when nothing changes (the content is already the old version's), as Delta does:
+    // the history then says the RESTORE ran, and to which version.
+    txn.commit(toRemove.map(_.remove(now)) ++ toRestore.map(_.copy(dataChange = true)),
+      Operation.Restore(old.version, target match {
+        case TimeTravel.AsOfTimestamp(ms) => Some(new java.sql.Timestamp(ms).toString)
+        case _ => None
+      }, metrics.toMap))
     metrics
   }
 }

@@ -14,7 +14,7 @@ import org.apache.spark.storage.StorageLevel
 final case class RowLevelMetrics(
     updated: Long, deleted: Long, inserted: Long, copied: Long,
     filesAdded: Long, filesRemoved: Long, dvsAdded: Long, dvsRemoved: Long, dvsUpdated: Long,
-    bytesAdded: Long = 0L, bytesRemoved: Long = 0L, changeFilesAdded: Long = 0L) {
+    bytesAdded: Long = 0L, bytesRemoved: Long = 0L, changeFilesAdded: Long = 0L, timings: DmlTimings = DmlTimings()) {
   def affected: Long = updated + deleted + inserted
 
   private def files(prefix: String): Map[String, Long] = Map(
@@ -28,9 +28,9 @@ final case class RowLevelMetrics(
     "numAddedBytes" -> bytesAdded, "numRemovedBytes" -> bytesRemoved, "numAddedChangeFiles" -> changeFilesAdded,
     "numCopiedRows" -> copied, "numDeletionVectorsAdded" -> dvsAdded, "numDeletionVectorsRemoved" -> dvsRemoved,
     "numDeletionVectorsUpdated" -> dvsUpdated)
-  def deleteMetrics: Map[String, Long] = rewritten + ("numDeletedRows" -> deleted)
-  def updateMetrics: Map[String, Long] = rewritten + ("numUpdatedRows" -> updated)
-  def mergeMetrics: Map[String, Long] = files("Target") ++ Map("numTargetRowsInserted" -> inserted,
+  def deleteMetrics: Map[String, Long] = rewritten ++ timings.toMap + ("numDeletedRows" -> deleted)
+  def updateMetrics: Map[String, Long] = rewritten ++ timings.toMap + ("numUpdatedRows" -> updated)
+  def mergeMetrics: Map[String, Long] = files("Target") ++ timings.toMap ++ Map("numTargetRowsInserted" -> inserted,
     "numTargetRowsUpdated" -> updated, "numTargetRowsDeleted" -> deleted, "numTargetRowsCopied" -> copied,
     "numOutputRows" -> (inserted + updated + copied))
 
@@ -42,6 +42,25 @@ final case class RowLevelMetrics(
     copy(bytesAdded = added.collect { case (p, size) if !removed.contains(p) => size }.sum,
       bytesRemoved = removed.collect { case (p, size) if !added.contains(p) => size }.sum,
       changeFilesAdded = actions.count(_.isInstanceOf[AddCDCFile]).toLong)
+  }
+}
+
+/**
+ * Where a DML statement's time went, in Delta Lake's names: `scanTimeMs` finding the rows it changes,
+ * `rewriteTimeMs` writing new files and deletion vectors, `executionTimeMs` both and the commit's
+ * preparation (from the first scan of the table's files; planning before it is not counted).
+ */
+final case class DmlTimings(scanTimeMs: Long = 0L, rewriteTimeMs: Long = 0L, executionTimeMs: Long = 0L) {
+  def toMap: Map[String, Long] =
+    Map("scanTimeMs" -> scanTimeMs, "rewriteTimeMs" -> rewriteTimeMs, "executionTimeMs" -> executionTimeMs)
+}
+
+object DmlTimings {
+  /** The timings of a statement that started at `startedNs`, found its rows by `scannedNs` and is done writing now. */
+  def since(startedNs: Long, scannedNs: Long): DmlTimings = {
+    val now = System.nanoTime()
+    def ms(ns: Long) = ns / 1000000L
+    DmlTimings(ms(scannedNs - startedNs), ms(now - scannedNs), ms(now - startedNs))
   }
 }
 
@@ -78,6 +97,7 @@ object RowLevelWriter {
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: RowLevelMetrics => Operation,
       rowsByFile: Boolean = false): RowLevelMetrics = {
+    val startedNs = System.nanoTime()
     val feed = ChangeDataFeed.enabled(snapshot.metadata)
     if (DeletionVectors.enabled(snapshot)) {
       val changes = changesOver(candidates)
@@ -89,7 +109,7 @@ object RowLevelWriter {
           .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
         val newRows = if (mayWriteRows) Some(cached.where(actionIn(RowChange.Update, RowChange.Insert))) else None
         commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, rowsByFile,
-          changes = Some(cached).filter(_ => feed))
+          changes = Some(cached).filter(_ => feed), startedNs = startedNs)
       } finally if (persist) cached.unpersist()
     } else {
       val perFile = changesOver(candidates).where(action =!= RowChange.Keep.code)
@@ -100,7 +120,8 @@ object RowLevelWriter {
       val all = changesOver(touched)
       val rows = all.where(
         (col(RowChanges.PathColumn).isNotNull && actionIn(RowChange.Keep, RowChange.Update)) || actionIn(RowChange.Insert))
-      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation, changes = Some(all).filter(_ => feed))
+      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation, changes = Some(all).filter(_ => feed),
+        startedNs = startedNs)
     }
   }
 
@@ -112,15 +133,17 @@ object RowLevelWriter {
    * Marks `marked` (file path, row index) in deletion vectors and writes `newRows` (the table's
    * columns, and maybe others) to new files. `counts`: the rows updated, deleted and inserted, when
    * known; else the deleted rows are those marked. `changes`: the row-change plan's rows whose
-   * changes the change data feed records, when the table has it on.
+   * changes the change data feed records, when the table has it on. `startedNs`: when the statement
+   * began finding its rows (System.nanoTime).
    */
   def commitWithDeletionVectors(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
       operation: RowLevelMetrics => Operation, rowsByFile: Boolean = false,
-      changes: Option[DataFrame] = None): RowLevelMetrics = {
+      changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics = {
     val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)
+    val scannedNs = System.nanoTime()
     val now = System.currentTimeMillis()
     var (filesRemoved, dvsAdded, dvsRemoved, dvsUpdated) = (0L, 0L, 0L, 0L)
     val dvActions: Seq[Action] = deletions.flatMap { d =>
@@ -142,24 +165,25 @@ object RowLevelWriter {
     val metrics = RowLevelMetrics(c.updated, c.deleted, c.inserted, copied = 0L,
       filesAdded = written.size, filesRemoved = filesRemoved, dvsAdded = dvsAdded, dvsRemoved = dvsRemoved, dvsUpdated = dvsUpdated)
     commitIfChanged(txn, dvActions ++ written ++ changeData(spark, txn, changes, dvActions.nonEmpty || written.nonEmpty),
-      metrics, operation)
+      metrics, operation, startedNs, scannedNs)
   }
 
   /**
    * Replaces the `touched` files by new files holding `rows` (what stays of them, their rows' new
    * versions and the inserted rows; the table's columns, and maybe others; None: no rows).
-   * `changes`: as for [[commitWithDeletionVectors]].
+   * `changes`, `startedNs`: as for [[commitWithDeletionVectors]].
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
       rows: Option[DataFrame], counts: RowCounts, operation: RowLevelMetrics => Operation,
-      changes: Option[DataFrame] = None): RowLevelMetrics = {
+      changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics = {
+    val scannedNs = System.nanoTime()
     val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, txn, _)).getOrElse(Nil)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
     val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
     val metrics = RowLevelMetrics(counts.updated, counts.deleted, counts.inserted, copied, written.size, touched.size, 0, 0, 0)
     commitIfChanged(txn, touched.map(_.remove(now)) ++ written ++
-      changeData(spark, txn, changes, touched.nonEmpty || written.nonEmpty), metrics, operation)
+      changeData(spark, txn, changes, touched.nonEmpty || written.nonEmpty), metrics, operation, startedNs, scannedNs)
   }
 
   /**
@@ -174,8 +198,8 @@ object RowLevelWriter {
     }
 
   private def commitIfChanged(txn: OptimisticTransaction, actions: Seq[Action], metrics: RowLevelMetrics,
-      operation: RowLevelMetrics => Operation): RowLevelMetrics = {
-    val counted = metrics.withSizesOf(actions)
+      operation: RowLevelMetrics => Operation, startedNs: Long, scannedNs: Long): RowLevelMetrics = {
+    val counted = metrics.withSizesOf(actions).copy(timings = DmlTimings.since(startedNs, scannedNs))
     if (actions.nonEmpty || txn.metadataChanged) txn.commit(actions, operation(counted))
     counted
   }
