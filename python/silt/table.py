@@ -1,9 +1,9 @@
 """``SiltTable``: a handle on one Silt table, built on SQL and the DataFrame API."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence, TypeVar, Union
 
-from silt.errors import SiltException, reraise
+from silt.errors import SiltException, UnsupportedOptionException, reraise
 from silt.expressions import _check_condition, _check_mapping, _check_merge, _data_frame, SlottedSql, _jvm_api, _to_jcolumn, _to_jmap
 
 if TYPE_CHECKING:
@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
     from silt.merge import MergeBuilder
+
+T = TypeVar("T")
 
 
 def _quote_path(path: str) -> str:
@@ -29,22 +31,35 @@ class SiltTable:
     """
 
     def __init__(self, spark: "SparkSession", path: Optional[str] = None, name: Optional[str] = None,
-                 alias: Optional[str] = None):
+                 alias: Optional[str] = None, hadoop_conf: Optional[Mapping[str, str]] = None):
         self._spark = spark
         self._path = path
         self._name = name
         self._alias = alias
+        self._hadoop_conf = dict(hadoop_conf or {})
 
     def alias(self, name: str) -> "SiltTable":
         """The same table under an alias, which a MERGE condition then names it by. ``t.alias("t").merge(...)``"""
-        return SiltTable(self._spark, self._path, self._name, alias=name)
+        return SiltTable(self._spark, self._path, self._name, alias=name, hadoop_conf=self._hadoop_conf)
 
     @classmethod
-    def for_path(cls, spark: "SparkSession", path: str) -> "SiltTable":
-        """The table at ``path``; raises NotADeltaTableException if there is none."""
-        table = cls(spark, path=path)
-        table.detail()
-        return table
+    def for_path(cls, spark: "SparkSession", path: str, hadoop_conf: Optional[Mapping[str, str]] = None) -> "SiltTable":
+        """The table at ``path``; raises NotADeltaTableException if there is none. ``hadoop_conf``: Hadoop
+        file-system settings (``fs.*``, ``dfs.*``: a storage account's credentials, say) of this table
+        alone, applied to its log and files in every operation (a classic session only).
+        ``SiltTable.for_path(spark, "s3a://bucket/t", {"fs.s3a.access.key": key, "fs.s3a.secret.key": secret})``"""
+        if not hadoop_conf:
+            table = cls(spark, path=path)
+            table.detail()
+            return table
+        jvm = _jvm_api(spark)
+        if jvm is None:
+            raise UnsupportedOptionException(
+                f"hadoopConf ({', '.join(sorted(hadoop_conf))}) over Spark Connect: Silt applies a table's own "
+                "Hadoop settings on a classic session only; set them on the server's session (spark.hadoop.<key>)")
+        # The JVM API checks the keys (file-system settings only) and opens the table with them.
+        reraise(lambda: jvm.io.silt.tables.DeltaTable.forPath(spark._jsparkSession, path, dict(hadoop_conf)))
+        return cls(spark, path=path, hadoop_conf=hadoop_conf)
 
     @classmethod
     def for_name(cls, spark: "SparkSession", name: str) -> "SiltTable":
@@ -62,6 +77,27 @@ class SiltTable:
         except SiltException:
             return False
 
+    def _sql(self, text: str, collect: bool = False) -> "DataFrame":
+        """Runs one of Silt's statements on this table, with the table's own Hadoop settings."""
+        def run() -> "DataFrame":
+            df = self._spark.sql(text)
+            if collect:
+                df.collect()
+            return df
+        return reraise(lambda: self._scoped(run))
+
+    def _scoped(self, run: Callable[[], T]) -> T:
+        """``run()`` with this table's Hadoop settings applied to it (Silt's TableFileSystem, on the JVM
+        thread that runs this Python thread's calls)."""
+        if not self._hadoop_conf or self._path is None:
+            return run()
+        scope = self._spark._jvm.io.silt.config.TableFileSystem  # type: ignore[union-attr]
+        depth = scope.enter(self._spark._jsparkSession, self._path, dict(self._hadoop_conf))
+        try:
+            return run()
+        finally:
+            scope.exit(depth)
+
     @property
     def _ref(self) -> str:
         return _quote_path(self._path) if self._path is not None else str(self._name)
@@ -69,13 +105,13 @@ class SiltTable:
     def to_df(self) -> "DataFrame":
         """The table's current rows. ``SiltTable.for_path(spark, p).to_df().count()``"""
         if self._path is not None:
-            return reraise(lambda: self._spark.read.format("silt").load(self._path))
+            return reraise(lambda: self._spark.read.format("silt").options(**self._hadoop_conf).load(self._path))
         return reraise(lambda: self._spark.table(str(self._name)))
 
     def history(self, limit: Optional[int] = None) -> "DataFrame":
         """The commits, newest first. ``t.history(5).show()``"""
         sql = f"DESCRIBE HISTORY {self._ref}" + (f" LIMIT {int(limit)}" if limit is not None else "")
-        return reraise(lambda: self._spark.sql(sql))
+        return self._sql(sql)
 
     def changes(self, start: Union[int, str], end: Optional[Union[int, str]] = None) -> "DataFrame":
         """The change data feed from ``start`` to ``end`` (the latest version when None): the table's
@@ -88,11 +124,11 @@ class SiltTable:
         function, table = (("table_changes_by_path", _quote_path(self._path)) if self._path is not None
                            else ("table_changes", _quote_path(str(self._name))))
         args = ", ".join([table, bound(start)] + ([bound(end)] if end is not None else []))
-        return reraise(lambda: self._spark.sql(f"SELECT * FROM {function}({args})"))
+        return self._sql(f"SELECT * FROM {function}({args})")
 
     def files(self) -> "DataFrame":
         """The live data files with statistics and deletion vectors. ``t.files().show()``"""
-        return reraise(lambda: self._spark.sql(f"DESCRIBE FILES {self._ref}"))
+        return self._sql(f"DESCRIBE FILES {self._ref}")
 
     def deletion_vectors(self) -> "DataFrame":
         """Per data file with a deletion vector: the descriptor and its deleted row count. ``t.deletion_vectors().show()``"""
@@ -133,7 +169,8 @@ class SiltTable:
         """This table in Silt's JVM API (``io.silt.tables.DeltaTable``), under its alias."""
         jvm = _jvm_api(self._spark)
         assert jvm is not None
-        table = jvm.io.silt.tables.DeltaTable.unchecked(self._spark._jsparkSession, self._path, self._name)
+        table = jvm.io.silt.tables.DeltaTable.unchecked(self._spark._jsparkSession, self._path, self._name,
+                                                        dict(self._hadoop_conf))
         return table if self._alias is None else table.alias(self._alias)
 
     @property
@@ -144,19 +181,18 @@ class SiltTable:
 
     def restore_to_version(self, version: int) -> "DataFrame":
         """Makes the table's content that of an earlier version. ``t.restore_to_version(3)``"""
-        return reraise(lambda: self._spark.sql(f"RESTORE TABLE {self._ref} TO VERSION AS OF {int(version)}"))
+        return self._sql(f"RESTORE TABLE {self._ref} TO VERSION AS OF {int(version)}")
 
     def restore_to_timestamp(self, timestamp: str) -> "DataFrame":
         """Makes the table's content that of the version current at ``timestamp``. ``t.restore_to_timestamp("2026-11-01")``"""
-        return reraise(lambda: self._spark.sql(
-            f"RESTORE TABLE {self._ref} TO TIMESTAMP AS OF {_quote_path(str(timestamp))}"))
+        return self._sql(f"RESTORE TABLE {self._ref} TO TIMESTAMP AS OF {_quote_path(str(timestamp))}")
 
     def set_properties(self, properties: Mapping[str, str]) -> "DataFrame":
         """ALTER TABLE … SET TBLPROPERTIES: one commit. ``t.set_properties({"delta.appendOnly": "true"})``"""
         if not properties:
             raise ValueError("set_properties needs at least one property")
         pairs = ", ".join(f"{_quote_path(k)} = {_quote_path(str(v))}" for k, v in properties.items())
-        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._dml_ref} SET TBLPROPERTIES ({pairs})"))
+        return self._sql(f"ALTER TABLE {self._dml_ref} SET TBLPROPERTIES ({pairs})")
 
     def upgrade_protocol(self, reader_version: int, writer_version: int) -> "DataFrame":
         """Raises the table's protocol to at least these versions (never lowers it). ``t.upgrade_protocol(1, 3)``"""
@@ -171,7 +207,7 @@ class SiltTable:
         """Drops a table feature from the protocol (``ALTER TABLE … DROP FEATURE``), after turning it off
         and cleaning up its traces. ``t.drop_feature("deletionVectors")``"""
         suffix = " TRUNCATE HISTORY" if truncate_history else ""
-        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._ref} DROP FEATURE {_quote_ident(feature)}{suffix}"))
+        return self._sql(f"ALTER TABLE {self._ref} DROP FEATURE {_quote_ident(feature)}{suffix}")
 
     def merge(self, source: "DataFrame", condition: Union[str, "Column"], source_alias: Optional[str] = "source",
               target_alias: Optional[str] = "target") -> "MergeBuilder":
@@ -189,11 +225,11 @@ class SiltTable:
         ``lite=True`` deletes only the files the log says were removed (VACUUM LITE: no listing)."""
         sql = f"VACUUM {self._ref}" + (" LITE" if lite else "") + \
             (f" RETAIN {float(retention_hours)} HOURS" if retention_hours is not None else "")
-        return reraise(lambda: self._spark.sql(sql + (" DRY RUN" if dry_run else "")))
+        return self._sql(sql + (" DRY RUN" if dry_run else ""))
 
     def generate(self, mode: str = "symlink_format_manifest") -> None:
         """Writes the symlink manifests that Presto, Trino and Athena read. ``t.generate()``"""
-        reraise(lambda: self._spark.sql(f"GENERATE {mode} FOR TABLE {self._ref}").collect())
+        self._sql(f"GENERATE {mode} FOR TABLE {self._ref}", collect=True)
 
     def clone(self, target: str, version: Optional[int] = None, timestamp: Optional[str] = None,
               replace: bool = False, properties: Optional[Mapping[str, str]] = None) -> "SiltTable":
@@ -211,7 +247,7 @@ class SiltTable:
         if properties:
             sql += " TBLPROPERTIES (" + ", ".join(f"{_quote_path(k)} = {_quote_path(str(v))}"
                                                   for k, v in properties.items()) + ")"
-        reraise(lambda: self._spark.sql(sql).collect())
+        self._sql(sql, collect=True)
         return SiltTable(self._spark, path=target) if as_path else SiltTable(self._spark, name=target)
 
     @classmethod
@@ -230,13 +266,13 @@ class SiltTable:
 
     def checkpoint(self) -> "DataFrame":
         """Writes a checkpoint of the current version now. ``t.checkpoint()``"""
-        return reraise(lambda: self._spark.sql(f"CHECKPOINT {self._ref}"))
+        return self._sql(f"CHECKPOINT {self._ref}")
 
     def cluster_by(self, *columns: str) -> "DataFrame":
         """Sets the clustering columns (none: ``CLUSTER BY NONE``); nothing is rewritten until OPTIMIZE.
         ``t.cluster_by("city", "day")``"""
         spec = "NONE" if not columns else "(" + ", ".join(_quote_ident(c) for c in columns) + ")"
-        return reraise(lambda: self._spark.sql(f"ALTER TABLE {self._dml_ref} CLUSTER BY {spec}"))
+        return self._sql(f"ALTER TABLE {self._dml_ref} CLUSTER BY {spec}")
 
     def optimize(self) -> "OptimizeBuilder":
         """Starts an OPTIMIZE. ``t.optimize().where("day = 25").execute_zorder_by("city", "id")``"""
@@ -244,7 +280,7 @@ class SiltTable:
 
     def detail(self) -> "DataFrame":
         """One row describing the table. ``t.detail().show()``"""
-        return reraise(lambda: self._spark.sql(f"DESCRIBE DETAIL {self._ref}"))
+        return self._sql(f"DESCRIBE DETAIL {self._ref}")
 
 
 def _quote_ident(name: str) -> str:
@@ -282,14 +318,14 @@ class OptimizeBuilder:
     def execute_compaction(self) -> "DataFrame":
         """Compacts small files (a clustered table: clusters the files not clustered yet); returns the
         metrics row (path, metrics). ``t.optimize().execute_compaction()``"""
-        return reraise(lambda: self._table._spark.sql(self._sql([])))
+        return self._table._sql(self._sql([]))
 
     def execute_full(self) -> "DataFrame":
         """Reclusters every file of a clustered table (``OPTIMIZE … FULL``). ``t.optimize().execute_full()``"""
-        return reraise(lambda: self._table._spark.sql(self._sql([], full=True)))
+        return self._table._sql(self._sql([], full=True))
 
     def execute_zorder_by(self, *columns: str) -> "DataFrame":
         """Rewrites the selected partitions clustered along a Z-order curve of ``columns``."""
         if not columns:
             raise ValueError("execute_zorder_by needs at least one column")
-        return reraise(lambda: self._table._spark.sql(self._sql(columns)))
+        return self._table._sql(self._sql(columns))

@@ -36,15 +36,10 @@ class DeltaTable:
     @classmethod
     def forPath(cls, sparkSession: "SparkSession", path: str,
                 hadoopConf: Dict[str, str] = {}) -> "DeltaTable":  # noqa: B006 - delta-spark's default
-        """The table at ``path``; raises NotADeltaTableException if there is none.
-
-        ``hadoopConf`` is refused when not empty: Silt reads a table's storage settings from the
-        session (``spark.hadoop.<key>``), the same for every table of a path's file system."""
-        if hadoopConf:
-            raise UnsupportedOptionException(
-                f"hadoopConf ({', '.join(sorted(hadoopConf))}) is not applied per table by Silt; set each as "
-                "spark.hadoop.<key> on the session instead")
-        return cls(SiltTable.for_path(sparkSession, path))
+        """The table at ``path``; raises NotADeltaTableException if there is none. ``hadoopConf``: Hadoop
+        file-system settings (keys ``fs.*`` and ``dfs.*``) of this table alone, applied to its log and
+        files in every operation (a classic session only)."""
+        return cls(SiltTable.for_path(sparkSession, path, hadoopConf))
 
     @classmethod
     def forName(cls, sparkSession: "SparkSession", tableOrViewName: str) -> "DeltaTable":

@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.actions.ActionCodec
+import io.silt.config.TableFileSystem
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import scala.util.chaining._
@@ -39,26 +40,31 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
 
   override def createRelation(sqlContext: SQLContext, caseInsensitive: Map[String, String]): BaseRelation = {
     val spark = sqlContext.sparkSession
-    val parameters = SiltDataSource.asGiven(caseInsensitive)
+    val (fileSystem, parameters) = SiltDataSource.asGiven(caseInsensitive).partition { case (k, _) => TableFileSystem.isOption(k) }
     ReadOptions.validate(parameters)
     val path = SiltDataSource.pathOf(parameters)
-    if (ReadOptions.readsChangeFeed(parameters)) {
-      val log = TableLog.forPath(spark, path)
-      val (from, to) = ChangeFeed.rangeOf(spark, log, parameters)
-      new ChangeFeedRelation(sqlContext, ChangeFeed.changes(spark, log, from, to))
-    } else SiltRelation(spark, path, TimeTravel.fromOptions(spark, parameters))
+    // The relation built here keeps the table's file-system settings for the tasks that read its files.
+    TableFileSystem.withOptions(spark, path, fileSystem) {
+      if (ReadOptions.readsChangeFeed(parameters)) {
+        val log = TableLog.forPath(spark, path)
+        val (from, to) = ChangeFeed.rangeOf(spark, log, parameters)
+        new ChangeFeedRelation(sqlContext, ChangeFeed.changes(spark, log, from, to))
+      } else SiltRelation(spark, path, TimeTravel.fromOptions(spark, parameters))
+    }
   }
 
   override def createRelation(sqlContext: SQLContext, mode: SaveMode, caseInsensitive: Map[String, String],
       data: DataFrame): BaseRelation = {
     val spark = sqlContext.sparkSession
-    val parameters = SiltDataSource.asGiven(caseInsensitive)
+    val (fileSystem, parameters) = SiltDataSource.asGiven(caseInsensitive).partition { case (k, _) => TableFileSystem.isOption(k) }
     val path = SiltDataSource.pathOf(parameters)
     val partitionBy = parameters.get("__partition_columns").map { json =>
       ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
     }
-    TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
-    SiltRelation(spark, path, TimeTravel.Latest)
+    TableFileSystem.withOptions(spark, path, fileSystem) {
+      TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
+      SiltRelation(spark, path, TimeTravel.Latest)
+    }
   }
 
   /** `writeStream.format("silt")`: see [[StreamingSink]]. */

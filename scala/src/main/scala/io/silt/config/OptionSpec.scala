@@ -16,6 +16,9 @@ object OptionSpec {
     val honoured = specs.filter(_.honoured).map(_.name.toLowerCase).toSet
     options.keys.find(k => !internal(k.toLowerCase) && !honoured(k.toLowerCase) && !alsoHonoured(k.toLowerCase))
       .foreach { key =>
+        if (TableFileSystem.isOption(key)) throw new UnsupportedOptionException(key, s"$kind option '$key' is a Hadoop " +
+          "file-system setting: Silt applies a table's own settings to batch reads and writes by path (load(path), " +
+          s"save(path)) and to DeltaTable.forPath(…, hadoopConf); here, set it on the session as spark.hadoop.$key")
         val detail = specs.find(_.name.equalsIgnoreCase(key)).map(o => s"$kind option '$key' is not supported by Silt (${o.doc})")
           .getOrElse(s"unknown $kind option '$key'; Silt honours ${specs.filter(_.honoured).map(_.name).mkString(", ")}")
         throw new UnsupportedOptionException(key, detail)

@@ -1,6 +1,6 @@
 package io.silt.dml
 
-import io.silt.config.SiltSettings
+import io.silt.config.{SiltSettings, TableFileSystem}
 import scala.collection.mutable
 
 import io.silt.dv.{DeletionVectorDescriptor, DeletionVectorStore, RoaringBitmapArray}
@@ -36,7 +36,7 @@ object RowDeletion {
    */
   def markDeleted(spark: SparkSession, tablePath: Path, rows: DataFrame,
       currentDvs: Map[String, DeletionVectorDescriptor], byFile: Boolean = false): Seq[FileDeletion] = {
-    val conf = new SerializableConfiguration(spark.sessionState.newHadoopConf())
+    val conf = new SerializableConfiguration(TableFileSystem.hadoopConf(spark, tablePath))
     val dvs = spark.sparkContext.broadcast(currentDvs)
     val table = tablePath.toString
     val inlineThreshold = SiltSettings.DvInlineThreshold(spark)

@@ -37,6 +37,7 @@ object ErrorClass {
   val GenerateWithDeletionVectors: ErrorClass = delta("UNSUPPORTED_GENERATE_WITH_DELETION_VECTORS", "0A000")
   val FeatureDropWaitForRetention: ErrorClass = delta("FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD", "22KD0")
   val FeatureDropHistoryExists: ErrorClass = delta("FEATURE_DROP_HISTORICAL_VERSIONS_EXIST", "22KD0")
+  val ForPathUnsupportedHadoopConf: ErrorClass = delta("TABLE_FOR_PATH_UNSUPPORTED_HADOOP_CONF", "0AKDC")
 
   val CorruptLog: ErrorClass = silt("CORRUPT_LOG", "XXKDS")
   val CorruptDeletionVector: ErrorClass = silt("CORRUPT_DELETION_VECTOR", "XXKDS")

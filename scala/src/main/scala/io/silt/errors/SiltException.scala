@@ -137,9 +137,9 @@ class UnsupportedSparkVersionException(val running: String, val builtFor: String
 }
 
 /** An option or setting Silt does not implement (or a value it does not accept); names it and what to do. */
-class UnsupportedOptionException(val option: String, detail: String)
+class UnsupportedOptionException(val option: String, detail: String, cls: ErrorClass = ErrorClass.UnsupportedOption)
     extends SiltException(detail) {
-  def errorClass: ErrorClass = ErrorClass.UnsupportedOption
+  def errorClass: ErrorClass = cls
 }
 
 /** A change-feed read asks for versions whose changes the table did not record (its change data feed was off). */

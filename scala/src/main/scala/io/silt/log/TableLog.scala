@@ -2,7 +2,7 @@ package io.silt.log
 
 import io.silt.actions._
 import io.silt.logstore._
-import io.silt.config.SiltSettings
+import io.silt.config.{SiltSettings, TableFileSystem}
 import io.silt.errors._
 import io.silt.features.TableProperties
 import org.apache.hadoop.conf.Configuration
@@ -165,9 +165,12 @@ object TableLog {
   /** Commits past a cached snapshot that a refresh finds by name; more are listed. */
   private val ProbeLimit = 10
 
-  /** The log of the table at `path`, read with the session's Hadoop configuration and settings. */
+  /**
+   * The log of the table at `path`, read with the session's Hadoop configuration (and the file-system
+   * settings given for that table, [[TableFileSystem]]) and settings.
+   */
   def forPath(spark: SparkSession, path: String): TableLog =
-    forPath(new Path(path), spark.sessionState.newHadoopConf(), LogOptions.from(spark))
+    forPath(new Path(path), TableFileSystem.hadoopConf(spark, new Path(path)), LogOptions.from(spark))
 
   /** The log of the table at `path`, shared with every user of that path with the same configuration in this JVM. */
   def forPath(path: Path, hadoopConf: Configuration, options: LogOptions = LogOptions()): TableLog = {
@@ -178,6 +181,6 @@ object TableLog {
   /** Drops the cached snapshots of the table at `path` (after DROP TABLE deleted or forgot its folder). */
   def forget(spark: SparkSession, path: String): Unit = {
     val p = new Path(path)
-    TableLogCache.allFor(p.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(p)).foreach(_.forgetCached())
+    TableLogCache.allFor(p.getFileSystem(TableFileSystem.hadoopConf(spark, p)).makeQualified(p)).foreach(_.forgetCached())
   }
 }

@@ -2,6 +2,8 @@ package io.silt.log
 
 import java.util.{LinkedHashMap => JLinkedHashMap, Map => JMap}
 
+import io.silt.config.TableFileSystem
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.hadoop.security.UserGroupInformation
@@ -43,7 +45,7 @@ private[log] object TableLogCache {
 
   private def fileSystemSettings(conf: Configuration): Map[String, String] = {
     val out = Map.newBuilder[String, String]
-    conf.forEach(e => if (e.getKey.startsWith("fs.")) out += e.getKey -> e.getValue)
+    conf.forEach(e => if (TableFileSystem.isOption(e.getKey)) out += e.getKey -> e.getValue)
     out.result()
   }
 }

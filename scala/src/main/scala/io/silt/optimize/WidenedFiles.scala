@@ -1,6 +1,7 @@
 package io.silt.optimize
 
 import io.silt.actions.{AddFile, TablePaths}
+import io.silt.config.TableFileSystem
 import io.silt.convert.{ParquetFooters, SourceFile}
 import io.silt.errors.InvalidTableOperationException
 import io.silt.features.ColumnMapping
@@ -22,7 +23,7 @@ object WidenedFiles {
     val byPath = files.map(f => TablePaths.absolute(snapshot.tablePath, f.path).toString -> f).toMap
     val sources = byPath.keys.toSeq.map(p => SourceFile(p, p, 0L, 0L))
     val converter = new ParquetToSparkSchemaConverter(spark.sessionState.conf)
-    val conf = spark.sessionState.newHadoopConf()
+    val conf = TableFileSystem.hadoopConf(spark, snapshot.tablePath)
     ParquetFooters.read(spark, sources, conf).flatMap {
       case Left((file, error)) => throw new InvalidTableOperationException(
         s"the data file ${file.path} cannot be read as Parquet ($error); restore it or remove it from the table first")

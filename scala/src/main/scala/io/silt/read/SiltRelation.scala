@@ -1,6 +1,7 @@
 package io.silt.read
 
 import io.silt.actions.AddFile
+import io.silt.config.TableFileSystem
 import io.silt.features.{ColumnMapping, RowTracking}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
@@ -34,6 +35,7 @@ object SiltRelation {
       fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
         index.files.exists(_.deletionVector.isDefined)), ColumnMapping.of(metadata),
         RowTracking.readableColumns(snapshot.protocol, metadata).map(RowTrackingColumns(_))),
-      options = Map("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+      // the table's own file-system settings, for the tasks that read its files (and their DVs)
+      options = TableFileSystem.optionsFor(spark, snapshot.tablePath) + ("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
   }
 }

@@ -86,7 +86,7 @@ class DeltaMergeBuilder private[tables] (table: DeltaTable, source: DataFrame, c
       case m: MergeIntoTable if evolve && !MergeEvolution.requested(m) => MergeEvolution.withEvolution(m, "withSchemaEvolution")
       case other => other
     }
-    SparkInternals.dataFrame(table.spark, evolved)
+    table.ref.inScope(table.spark)(SparkInternals.dataFrame(table.spark, evolved))
   }
 }
 

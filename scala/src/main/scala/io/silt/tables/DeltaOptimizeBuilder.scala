@@ -19,5 +19,5 @@ class DeltaOptimizeBuilder private[tables] (table: DeltaTable, partitionFilter: 
     run(columns.map(SqlText.column).mkString(" ZORDER BY (", ", ", ")"))
 
   private def run(suffix: String): DataFrame =
-    table.spark.sql(s"OPTIMIZE ${table.ref.statementSql}" + partitionFilter.fold("")(p => s" WHERE $p") + suffix)
+    table.sql(s"OPTIMIZE ${table.ref.statementSql}" + partitionFilter.fold("")(p => s" WHERE $p") + suffix)
 }

@@ -2,6 +2,7 @@ package io.silt.tables
 
 import scala.jdk.CollectionConverters._
 
+import io.silt.config.TableFileSystem
 import io.silt.errors.{SiltException, UnsupportedOptionException}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession, functions}
 import org.apache.spark.sql.types.StructType
@@ -23,7 +24,7 @@ class DeltaTable private[tables] (private[tables] val spark: SparkSession, priva
   /** The table's current rows (under its alias, if it has one). */
   def toDF: DataFrame = {
     val df = ref.path match {
-      case Some(p) => spark.read.format("silt").load(p)
+      case Some(p) => spark.read.format("silt").options(ref.fileSystemOptions).load(p)
       case None => spark.table(ref.sql)
     }
     aliasName.fold(df)(df.as(_))
@@ -75,7 +76,8 @@ class DeltaTable private[tables] (private[tables] val spark: SparkSession, priva
   /** DELETE, returning its metrics row (`num_affected_rows`, …). */
   def executeDelete(condition: Option[Column]): DataFrame = {
     val statement = new SlottedStatement(spark)
-    statement.run(s"DELETE FROM $dmlTarget" + condition.fold("")(c => s" WHERE ${statement.slot(c)}"))
+    val sql = s"DELETE FROM $dmlTarget" + condition.fold("")(c => s" WHERE ${statement.slot(c)}")
+    ref.inScope(spark)(statement.run(sql))
   }
 
   /** UPDATE, returning its metrics row (`num_affected_rows`) (Java's map). */
@@ -87,7 +89,8 @@ class DeltaTable private[tables] (private[tables] val spark: SparkSession, priva
     if (set.isEmpty) throw new UnsupportedOptionException("set", "update needs at least one column to set")
     val statement = new SlottedStatement(spark)
     val assignments = set.map { case (k, v) => s"${SqlText.column(k)} = ${statement.slot(v)}" }.mkString(", ")
-    statement.run(s"UPDATE $dmlTarget SET $assignments" + condition.fold("")(c => s" WHERE ${statement.slot(c)}"))
+    val sql = s"UPDATE $dmlTarget SET $assignments" + condition.fold("")(c => s" WHERE ${statement.slot(c)}")
+    ref.inScope(spark)(statement.run(sql))
   }
 
   /** The target of DELETE, UPDATE and MERGE in SQL, with its alias. */
@@ -202,7 +205,8 @@ class DeltaTable private[tables] (private[tables] val spark: SparkSession, priva
     new DeltaTable(spark, into, None)
   }
 
-  private def sql(text: String): DataFrame = spark.sql(text)
+  /** Runs one of Silt's statements on this table (commands run as they are planned, so within its settings). */
+  private[tables] def sql(text: String): DataFrame = ref.inScope(spark)(spark.sql(text))
 }
 
 /** Opening, converting and creating tables, as delta-spark's `DeltaTable` object. */
@@ -215,15 +219,11 @@ object DeltaTable {
   def forPath(sparkSession: SparkSession, path: String): DeltaTable = opened(sparkSession, TableName.Path(path))
 
   /**
-   * The table at `path` with Hadoop settings of its own; refused when not empty: Silt reads a table's
-   * storage settings from the session (`spark.hadoop.<key>`).
+   * The table at `path` with Hadoop file-system settings of its own (keys `fs.*` and `dfs.*`, such as
+   * a storage account's credentials), applied to this table's log and files in every operation.
    */
-  def forPath(sparkSession: SparkSession, path: String, hadoopConf: scala.collection.Map[String, String]): DeltaTable = {
-    if (hadoopConf.nonEmpty) throw new UnsupportedOptionException("hadoopConf", s"hadoopConf " +
-      s"(${hadoopConf.keys.toSeq.sorted.mkString(", ")}) is not applied per table by Silt; set each as " +
-      "spark.hadoop.<key> on the session instead")
-    forPath(sparkSession, path)
-  }
+  def forPath(sparkSession: SparkSession, path: String, hadoopConf: scala.collection.Map[String, String]): DeltaTable =
+    opened(sparkSession, TableName.Path(path, TableFileSystem.checkedHadoopConf(hadoopConf.toMap)))
 
   def forPath(sparkSession: SparkSession, path: String, hadoopConf: java.util.Map[String, String]): DeltaTable =
     forPath(sparkSession, path, hadoopConf.asScala)
@@ -240,7 +240,12 @@ object DeltaTable {
    * `name` when `path` is null.
    */
   def unchecked(sparkSession: SparkSession, path: String, name: String): DeltaTable =
-    new DeltaTable(sparkSession, Option(path).map(TableName.Path).getOrElse(TableName.named(name)), None)
+    unchecked(sparkSession, path, name, java.util.Collections.emptyMap[String, String]())
+
+  /** The same, for a path table with Hadoop file-system settings of its own (as `forPath` takes them). */
+  def unchecked(sparkSession: SparkSession, path: String, name: String, hadoopConf: java.util.Map[String, String]): DeltaTable =
+    new DeltaTable(sparkSession, Option(path).map(TableName.Path(_, hadoopConf.asScala.toMap))
+      .getOrElse(TableName.named(name)), None)
 
   /** Whether `identifier` (a path) holds a table Silt can read, in the active session. */
   def isDeltaTable(identifier: String): Boolean = isDeltaTable(active, identifier)
@@ -289,7 +294,7 @@ object DeltaTable {
   def columnBuilder(spark: SparkSession, colName: String): DeltaColumnBuilder = new DeltaColumnBuilder(spark, colName)
 
   private def opened(spark: SparkSession, ref: TableName): DeltaTable = {
-    spark.sql(s"DESCRIBE DETAIL ${ref.statementSql}").collect()
+    ref.inScope(spark)(spark.sql(s"DESCRIBE DETAIL ${ref.statementSql}").collect())
     new DeltaTable(spark, ref, None)
   }
 

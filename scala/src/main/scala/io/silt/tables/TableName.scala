@@ -1,5 +1,8 @@
 package io.silt.tables
 
+import io.silt.config.TableFileSystem
+import org.apache.spark.sql.SparkSession
+
 /** How a table of the JVM API is named in the statements it runs: by path, or by catalog name. */
 private[tables] sealed trait TableName {
   /** The table's folder, for a path table. */
@@ -10,10 +13,18 @@ private[tables] sealed trait TableName {
   def statementSql: String
   /** The table for `spark.table`. */
   def sql: String = dmlSql
+  /** Hadoop file-system settings of this table alone (`forPath`'s hadoopConf). */
+  def fileSystemOptions: Map[String, String] = Map.empty
+
+  /** Runs `body` (statements on this table) with the table's file-system settings applied to it. */
+  def inScope[T](spark: SparkSession)(body: => T): T = path match {
+    case Some(p) if fileSystemOptions.nonEmpty => TableFileSystem.withOptions(spark, p, fileSystemOptions)(body)
+    case _ => body
+  }
 }
 
 private[tables] object TableName {
-  final case class Path(raw: String) extends TableName {
+  final case class Path(raw: String, override val fileSystemOptions: Map[String, String] = Map.empty) extends TableName {
     def path: Option[String] = Some(raw)
     def dmlSql: String = "silt." + SqlText.identifier(raw)
     def statementSql: String = SqlText.string(raw)

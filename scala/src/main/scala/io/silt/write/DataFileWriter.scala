@@ -4,6 +4,7 @@ import java.util.UUID
 
 import scala.util.control.NonFatal
 
+import io.silt.config.TableFileSystem
 import io.silt.errors.SiltException
 import io.silt.actions.{AddFile, Metadata, TablePaths}
 import io.silt.features.ColumnMapping
@@ -70,7 +71,7 @@ object DataFileWriter {
       StructType(dataSchema.filterNot(f => hidden(f.name))), metadata).toIndexedSeq else IndexedSeq.empty)
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
-    val hadoopConf = session.sessionState.newHadoopConfWithOptions(Map.empty)
+    val hadoopConf = TableFileSystem.hadoopConf(session, tablePath)
     try FileFormatWriterCall.write(session, qe.executedPlan, new SiltParquetFileFormat, committer,
       FileFormatWriter.OutputSpec(root.toString, Map.empty, output), hadoopConf, partitionAttrs, Seq(statsTracker),
       options) catch {
