@@ -15,7 +15,9 @@ object ReadOptions {
     OptionSpec("versionAsOf", honoured = true, "time travel to this version"),
     OptionSpec("timestampAsOf", honoured = true, "time travel to the last commit at or before this timestamp"),
     OptionSpec("readChangeFeed", honoured = true, "read the change data feed (with startingVersion or startingTimestamp)"),
-    OptionSpec("readChangeData", honoured = true, "the older name of readChangeFeed")) ++
+    OptionSpec("readChangeData", honoured = true, "the older name of readChangeFeed"),
+    OptionSpec("fs.*", honoured = true, "Hadoop file-system settings of this table alone (load(path) only)"),
+    OptionSpec("dfs.*", honoured = true, "Hadoop file-system settings of this table alone (load(path) only)")) ++
     ChangeFeedRange.map(n => OptionSpec(n, honoured = true, "the versions of a change-feed read (readChangeFeed)")) ++
     Seq("maxFilesPerTrigger", "maxBytesPerTrigger", "ignoreDeletes", "ignoreChanges", "skipChangeCommits").map(
       refused("an option of streaming reads (spark.readStream)")) ++

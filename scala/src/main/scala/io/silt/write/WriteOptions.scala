@@ -60,6 +60,8 @@ object WriteOptions {
     OptionSpec("maxRecordsPerFile", honoured = true, "at most this many rows per data file"),
     OptionSpec("compression", honoured = true, "Parquet codec of the data files"),
     OptionSpec("delta.*", honoured = true, "table properties of a table the write creates"),
+    OptionSpec("fs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
+    OptionSpec("dfs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
     OptionSpec("checkpointLocation", honoured = false, "a streaming query's option: refused on batch writes"),
     OptionSpec("queryName", honoured = false, "a streaming query's option: refused on batch writes"))
