@@ -280,7 +280,9 @@ def clock(spark):
 def test_in_commit_timestamps_increase_even_when_the_clock_goes_back(spark, tmp_path, clock):
     p = str(tmp_path / "ict")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
-    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["inCommitTimestamp"]}
+    # as the reference gives a new table: the feature, and those its default protocol (1, 2) implies
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7,
+                              "writerFeatures": ["appendOnly", "inCommitTimestamp", "invariants"]}
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
     clock.setOffsetForTests(-86_400_000)  # a day behind
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
@@ -366,7 +368,8 @@ def test_turning_in_commit_timestamps_on_records_where_they_begin(spark, tmp_pat
 def test_column_defaults_fill_every_kind_of_write(spark, tmp_path):
     p = str(tmp_path / "orders")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, status STRING DEFAULT 'new', qty INT DEFAULT 1 + 1) USING silt")
-    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["allowColumnDefaults"]}
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7,
+                              "writerFeatures": ["allowColumnDefaults", "appendOnly", "invariants"]}
     schema = json.loads([a for a in log_lines(p, 0) if "metaData" in a][0]["metaData"]["schemaString"])
     assert [f["metadata"] for f in schema["fields"]] == [{}, {"CURRENT_DEFAULT": "'new'"}, {"CURRENT_DEFAULT": "1 + 1"}]
     spark.sql(f"INSERT INTO silt.`{p}` (id) VALUES (1)")
@@ -398,7 +401,9 @@ def test_generated_columns_are_computed_and_checked_on_every_write(spark, tmp_pa
     schema = json.loads([a for a in log_lines(p, 0) if "metaData" in a][0]["metaData"]["schemaString"])
     assert [f["metadata"].get("delta.generationExpression") for f in schema["fields"]] == \
         [None, None, "CAST(ts AS DATE)", "year(ts)"]
-    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 4}  # writer 4 implies generatedColumns
+    # as the reference gives a new table: table features, not the legacy writer 4 that implies generatedColumns
+    assert protocol_of(p) == {"minReaderVersion": 1, "minWriterVersion": 7,
+                              "writerFeatures": ["appendOnly", "generatedColumns", "invariants"]}
     spark.sql(f"INSERT INTO silt.`{p}` (id, ts) VALUES (1, TIMESTAMP'2024-01-05 10:00:00')")
     spark.sql(f"INSERT INTO silt.`{p}` VALUES (2, TIMESTAMP'2024-02-05 10:00:00', DATE'2024-02-05', 2024)")
     spark.sql("SELECT 3 AS id, TIMESTAMP'2025-03-01 00:00:00' AS ts").write.format("silt").mode("append").save(p)

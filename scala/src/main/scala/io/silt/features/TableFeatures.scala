@@ -92,6 +92,25 @@ object TableFeatures {
     protocolOf(neededBy(TableShape(schema, TableProperties(configuration), clustered)))
 
   /**
+   * The protocol Delta Lake gives a new table with this schema and these properties: its default
+   * (1, 2) when that holds what the table needs, else table features (writer 7), listing what the
+   * table needs and what (1, 2) implies (appendOnly, invariants), as Delta Lake's merge of its
+   * default with the needed features lists them. Reader 2 stays for column mapping alone.
+   */
+  def protocolForNewTable(schema: StructType, configuration: Map[String, String], clustered: Boolean = false): Protocol = {
+    val features = neededBy(TableShape(schema, TableProperties(configuration), clustered))
+    val default = Protocol(1, 2)
+    if (covers(default, protocolOf(features))) default
+    else {
+      val r = features.filter(_.isReaderWriter).map(_.name).toSet
+      val w = features.map(_.name).toSet ++ legacyOf(default)
+      if (r.isEmpty) Protocol(1, 7, None, Some(w))
+      else if (r == Set(ColumnMappingFeature.name)) Protocol(2, 7, None, Some(w))
+      else Protocol(3, 7, Some(r), Some(w))
+    }
+  }
+
+  /**
    * The least protocol holding `features`: the legacy versions that imply them when there are
    * no reader features but column mapping, else reader 3 (or 2 for column mapping) and writer 7.
    */

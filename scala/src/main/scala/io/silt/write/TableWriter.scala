@@ -252,7 +252,8 @@ object TableWriter {
   def upgradeProtocol(txn: OptimisticTransaction, m: Metadata, clustered: Boolean = false,
       requested: ProtocolRequest = ProtocolRequest(None, None, Set.empty)): Unit = {
     val current = if (txn.tableExists || txn.protocolUpdated) Some(txn.protocol) else None
-    val needed = TableFeatures.protocolFor(m.schema, m.configuration, clustered)
+    val needed = if (current.isEmpty) TableFeatures.protocolForNewTable(m.schema, m.configuration, clustered)
+                 else TableFeatures.protocolFor(m.schema, m.configuration, clustered)
     val merged = TableFeatures.merge(Some(TableFeatures.merge(current, needed)), requested.protocol)
     if (!current.contains(merged)) txn.updateProtocol(merged)
   }
