@@ -63,6 +63,9 @@ object WriteOptions {
     OptionSpec("fs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("dfs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
+    OptionSpec("replaceUsing", honoured = false, "dynamic data overwrite is not implemented: use replaceWhere or MERGE"),
+    OptionSpec("replaceOn", honoured = false, "dynamic data overwrite is not implemented: use replaceWhere or MERGE"),
+    OptionSpec("targetAlias", honoured = false, "an option of replaceOn, which is not implemented"),
     OptionSpec("checkpointLocation", honoured = false, "a streaming query's option: refused on batch writes"),
     OptionSpec("queryName", honoured = false, "a streaming query's option: refused on batch writes"))
 
