@@ -1,6 +1,6 @@
 """Delta Lake's table batch reads and writes from Python and SQL: create (DDL, DataFrame, partitioned,
 at a location), read (by name, by path, in SQL), time travel (SQL AS OF and reader options), append,
-overwrite, replaceWhere, dynamic partition overwrite, idempotent writes, commit metadata, schema
+overwrite, replaceWhere, dynamic partition and data overwrite, idempotent writes, commit metadata, schema
 validation and updates (explicit and automatic), overwriteSchema, views and table properties.
 Changes for Silt are marked `silt:`."""
 import os
@@ -13,7 +13,7 @@ from silt.delta.tables import DeltaTable  # silt: was `from delta.tables import 
 
 spark = silt.configure(SparkSession.builder.appName("batch")).getOrCreate()  # silt: instead of Delta's settings
 root = tempfile.mkdtemp(prefix="batch-")
-for name in ("people", "people_copy", "events", "located", "people_view_source"):
+for name in ("people", "people_copy", "events", "located", "students"):
     spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 # Create a table: DDL, then a DataFrame written to a name and to a path
@@ -72,6 +72,13 @@ assert by_day == {1: 3, 2: 1, 3: 3}, by_day
 # Dynamic partition overwrite: only the dates the data has
 replacement.write.format("delta").mode("overwrite").option("partitionOverwriteMode", "dynamic").saveAsTable("events")
 assert spark.table("events").count() == 7
+
+# Dynamic data overwrite (Delta Lake 4.3): replace the rows whose country matches a new row's
+spark.createDataFrame([("Dylan", "US"), ("Doug", "UK"), ("Julia", "IT"), ("Adam", None)], "name STRING, country STRING") \
+    .write.format("delta").option("delta.enableDeletionVectors", "true").saveAsTable("students")
+new_students = spark.createDataFrame([("Peter", "FR"), ("Jennie", "UK"), ("Eva", None)], "name STRING, country STRING")
+new_students.write.format("delta").mode("overwrite").option("replaceUsing", "country").saveAsTable("students")
+assert sorted(r.name for r in spark.table("students").collect()) == ["Adam", "Dylan", "Eva", "Jennie", "Julia", "Peter"]
 
 # Rows per file, idempotent writes, commit metadata
 people.write.format("delta").mode("overwrite").option("maxRecordsPerFile", 1).save(path)
@@ -133,3 +140,8 @@ assert spark.table("people").count() == 3
 # Table metadata
 assert spark.sql("DESCRIBE DETAIL people").first().format == "delta"
 assert [r.operation for r in spark.sql("DESCRIBE HISTORY people").collect()][-1] == "CREATE TABLE"
+
+# Clean up (the tables are managed, so their files go too)
+spark.catalog.dropTempView("well_paid")
+for name in ("people", "people_copy", "events", "located", "students"):
+    spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -69,3 +69,6 @@ spark.sql("CREATE TABLE defaults_on (id INT) USING delta")
 spark.conf.unset("spark.databricks.delta.properties.defaults.enableChangeDataFeed")
 properties = {r.key: r.value for r in spark.sql("SHOW TBLPROPERTIES defaults_on").collect()}
 assert properties["delta.enableChangeDataFeed"] == "true", properties
+
+for name in ("student", "defaults_on"):
+    spark.sql(f"DROP TABLE IF EXISTS {name}")

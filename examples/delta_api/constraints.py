@@ -48,3 +48,4 @@ assert properties["delta.constraints.validids"] == "id > 0 and id < 99999999"
 assert "delta.constraints.datewithinrange" not in properties
 assert refused("INSERT INTO default.people10m VALUES (0, 'Dee', 'D', 'Fox', 'F', TIMESTAMP'1990-01-01', '4', 400)")
 assert spark.table("default.people10m").count() == 3
+spark.sql("DROP TABLE default.people10m")

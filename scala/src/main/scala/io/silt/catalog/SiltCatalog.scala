@@ -5,6 +5,7 @@ import java.util
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.silt.dml.ReplaceMatchingRows
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.features.{ColumnMapping, IdentityColumns}
 import io.silt.log.TableLog
@@ -141,7 +142,10 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
     }
     val options = WriteOptions.fromOptions(session, SaveMode.Overwrite, t.writeOptions, None)
     val definition = definitionOf(t.schema, t.partitioning, props)
-    if (existing.isDefined && t.query.isDefined && (options.replaceWhere.isDefined || explicitlyDynamic(t.writeOptions))) {
+    if (t.query.isDefined && options.replaceMatching.isDefined) {
+      // saveAsTable in mode overwrite with replaceUsing / replaceOn: the rows matching the data replaced
+      ReplaceMatchingRows.run(session, location, t.query.get, options)
+    } else if (existing.isDefined && t.query.isDefined && (options.replaceWhere.isDefined || explicitlyDynamic(t.writeOptions))) {
       // saveAsTable in mode overwrite asked to replace some rows only: an overwrite of the existing table
       TableWriter.write(session, location, t.query.get, options.copy(partitionBy = Some(definition.partitionColumns),
         clusterBy = definition.clusterBy, dynamicPartitionOverwrite = options.replaceWhere.isEmpty))

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.actions.ActionCodec
 import io.silt.config.TableFileSystem
+import io.silt.dml.ReplaceMatchingRows
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import scala.util.chaining._
@@ -62,7 +63,9 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
       ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
     }
     TableFileSystem.withOptions(spark, path, fileSystem) {
-      TableWriter.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
+      val options = WriteOptions.fromOptions(spark, mode, parameters, partitionBy)
+      if (options.replaceMatching.isDefined) ReplaceMatchingRows.run(spark, new Path(path), data, options)
+      else TableWriter.write(spark, new Path(path), data, options)
       SiltRelation(spark, path, TimeTravel.Latest)
     }
   }

@@ -4,7 +4,7 @@ import java.util.Optional
 
 import scala.jdk.CollectionConverters._
 
-import io.silt.tables.SlottedStatement
+import io.silt.spark.SlottedStatement
 import org.apache.spark.connect.proto.SQL
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connect.plugin.RelationPlugin

@@ -35,7 +35,8 @@ final case class MergeCommand(
     condition: Expression,
     matched: Seq[MergeAction],
     notMatched: Seq[MergeAction],
-    notMatchedBySource: Seq[MergeAction])
+    notMatchedBySource: Seq[MergeAction],
+    recordedAs: Option[ReplaceMatchingRows.Recorded] = None)
     extends RowLevelCommand("MERGE", Seq("num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows"))
     with PredicateHelper {
   import MergeCommand._
@@ -63,11 +64,11 @@ final case class MergeCommand(
     try {
       val sourceRows = src.count()
       val run = new MergeRun(spark, t, src.queryExecution.analyzed)
-      val m = run.commit(txn, candidates, metrics => Operation.Merge(condition.sql, matched.map(describe),
-        notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
+      val m = run.commit(txn, candidates, metrics => recordedAs.fold[Operation](Operation.Merge(condition.sql,
+        matched.map(describe), notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
           "numSourceRows" -> sourceRows,
           "numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong,
-          "numTargetFilesAfterSkipping" -> candidates.size.toLong)))
+          "numTargetFilesAfterSkipping" -> candidates.size.toLong)))(_.operation(metrics)))
       Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
     } finally src.unpersist()
   }

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import io.silt.shims.MergeEvolution
+import io.silt.spark.{SlottedStatement, SqlText}
 import org.apache.spark.sql.{Column, DataFrame, functions}
 import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable
 import org.apache.spark.sql.silt.SparkInternals

@@ -2,6 +2,7 @@ package io.silt.tables
 
 import scala.annotation.varargs
 
+import io.silt.spark.SqlText
 import org.apache.spark.sql.DataFrame
 
 /** OPTIMIZE, as delta-spark's builder: `where` then `executeCompaction` or `executeZOrderBy`. */

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.config.TableFileSystem
 import io.silt.errors.{SiltException, UnsupportedOptionException}
+import io.silt.spark.{SlottedStatement, SqlText}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession, functions}
 import org.apache.spark.sql.types.StructType
 

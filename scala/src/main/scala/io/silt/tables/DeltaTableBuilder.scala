@@ -4,6 +4,7 @@ import scala.annotation.varargs
 import scala.collection.mutable
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.spark.SqlText
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.{DataType, LongType, Metadata, MetadataBuilder, StructField, StructType}
 

@@ -1,6 +1,7 @@
 package io.silt.tables
 
 import io.silt.config.TableFileSystem
+import io.silt.spark.SqlText
 import org.apache.spark.sql.SparkSession
 
 /** How a table of the JVM API is named in the statements it runs: by path, or by catalog name. */

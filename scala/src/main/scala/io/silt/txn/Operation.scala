@@ -47,6 +47,17 @@ object Operation {
         (if (dynamicPartitionOverwrite) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty)
   }
 
+  /**
+   * An overwrite that replaced only the rows matching its data (write options replaceUsing /
+   * replaceOn), as Delta records it: a WRITE with the columns or the condition.
+   */
+  final case class ReplaceMatchingWrite(partitionBy: Seq[String], replaceUsing: Option[Seq[String]],
+      replaceOn: Option[String], metrics: Map[String, Long], override val userMetadata: Option[String]) extends Operation {
+    def name: String = "WRITE"
+    def parameters: Map[String, String] = Map("mode" -> "Overwrite", "partitionBy" -> Json.array(partitionBy)) ++
+      replaceUsing.map(c => "replaceUsingCols" -> c.mkString("(", ", ", ")")) ++ replaceOn.map("replaceOnCond" -> _)
+  }
+
   /** One micro-batch of a streaming write, as Delta records it: the output mode, the query's id and the batch id. */
   final case class StreamingUpdate(outputMode: String, queryId: String, epochId: Long, metrics: Map[String, Long],
       override val userMetadata: Option[String]) extends Operation {

@@ -47,6 +47,7 @@ object TableWriter {
 
   private def commitData(spark: SparkSession, txn: OptimisticTransaction, data: DataFrame, opts: WriteOptions): Long = {
     val tablePath = txn.log.tablePath
+    opts.replaceMatching.foreach(_ => throw ReplaceMatching.notHere(tablePath.toString))
     val overwrite = opts.overwrite
     val metadata = prepareMetadata(spark, txn, data.schema, opts, overwrite)
     val clustering = TableClustering.forCommit(txn, opts.clusterBy,
@@ -120,6 +121,7 @@ object TableWriter {
         "use CREATE OR REPLACE TABLE to replace it, or CREATE TABLE without a schema to register it")
       TableFeatures.checkWritable(tablePath.toString, txn.protocol, txn.metadata)
     }
+    opts.replaceMatching.foreach(_ => throw ReplaceMatching.notHere(tablePath.toString))
     if (!opts.dataChange) throw new InvalidTableOperationException(s"option dataChange = false marks a rewrite " +
       s"of rows already in $tablePath, so it cannot create or replace the table; write without it")
     IdempotentWrites.run(spark, txn, opts.appTransaction)(Option.empty[Long])(

@@ -31,7 +31,8 @@ final case class WriteOptions(
     dataChange: Boolean = true,
     fileWriterOptions: Map[String, String] = Map.empty,
     properties: Map[String, String] = Map.empty,
-    description: Option[String] = None) {
+    description: Option[String] = None,
+    replaceMatching: Option[ReplaceMatching] = None) {
 
   def overwrite: Boolean = mode == SaveMode.Overwrite
 }
@@ -63,9 +64,9 @@ object WriteOptions {
     OptionSpec("fs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("dfs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
-    OptionSpec("replaceUsing", honoured = false, "dynamic data overwrite is not implemented: use replaceWhere or MERGE"),
-    OptionSpec("replaceOn", honoured = false, "dynamic data overwrite is not implemented: use replaceWhere or MERGE"),
-    OptionSpec("targetAlias", honoured = false, "an option of replaceOn, which is not implemented"),
+    OptionSpec("replaceUsing", honoured = true, "with mode overwrite: replace the rows whose columns equal a row's of the data"),
+    OptionSpec("replaceOn", honoured = true, "with mode overwrite: replace the rows matching a row of the data on a condition"),
+    OptionSpec("targetAlias", honoured = true, "the table's name in a replaceOn condition"),
     OptionSpec("checkpointLocation", honoured = false, "a streaming query's option: refused on batch writes"),
     OptionSpec("queryName", honoured = false, "a streaming query's option: refused on batch writes"))
 
@@ -109,7 +110,8 @@ object WriteOptions {
         "cannot both be set: each says which data to overwrite")
     }
     val overwriteSchema = flag(lower, "overwriteSchema")
-    val useDynamic = overwrite && dynamic.contains(true) && replaceWhere.isEmpty
+    val replaceMatching = ReplaceMatching.fromOptions(lower, overwrite)
+    val useDynamic = overwrite && dynamic.contains(true) && replaceWhere.isEmpty && replaceMatching.isEmpty
     if (useDynamic && overwriteSchema) {
       throw new InvalidTableOperationException("option overwriteSchema = true cannot be used with " +
         "partitionOverwriteMode = 'dynamic'; overwrite statically to change the schema")
@@ -128,7 +130,8 @@ object WriteOptions {
       userMetadata = lower.get("usermetadata"),
       dataChange = lower.get("datachange").forall(v => parseBoolean("dataChange", v)),
       fileWriterOptions = fileWriterOptions(lower),
-      properties = options.filter(_._1.toLowerCase.startsWith("delta.")))
+      properties = options.filter(_._1.toLowerCase.startsWith("delta.")),
+      replaceMatching = replaceMatching)
   }
 
   private def flag(lower: Map[String, String], name: String): Boolean =

@@ -1,4 +1,4 @@
-package io.silt.tables
+package io.silt.spark
 
 import java.util.UUID
 
@@ -16,7 +16,7 @@ import org.apache.spark.sql.silt.SparkInternals
  * UPDATE and MERGE plans), while a Column is planned as the expression it is, never printed and
  * parsed again. A printed Column is a trap: `key = 'a'` may print as `key = a`, a column reference.
  */
-private[silt] final class SlottedStatement private (spark: SparkSession, nonce: String) {
+final class SlottedStatement private (spark: SparkSession, nonce: String) {
   private val expressions = mutable.ArrayBuffer.empty[Expression]
 
   def this(spark: SparkSession) = this(spark, UUID.randomUUID().toString.replace("-", ""))
@@ -57,7 +57,7 @@ private[silt] final class SlottedStatement private (spark: SparkSession, nonce: 
   def run(sql: String): DataFrame = SparkInternals.dataFrame(spark, plan(sql))
 }
 
-private[silt] object SlottedStatement {
+object SlottedStatement {
   private val Nonce = "[0-9a-f]{8,64}".r
 
   /**
@@ -73,7 +73,7 @@ private[silt] object SlottedStatement {
 }
 
 /** SQL text for names and literals placed in a statement around slots. */
-private[tables] object SqlText {
+object SqlText {
   /** A column name, each dot-separated part backquoted (`a.b` is field b of struct a, as in Delta). */
   def column(name: String): String = name.split("\\.", -1).map(identifier).mkString(".")
 
