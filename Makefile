@@ -56,11 +56,12 @@ $(VENV)/.installed: $(VENV)/.core
 	$(PY) -m pip install -q "delta-spark==4.4.0"
 	touch $@
 
-# A virtual environment per other Spark minor, with that pyspark: where its smoke tests run.
+# A virtual environment per other Spark minor, with that pyspark (and its Connect client, for the smoke
+# tests that run over Spark Connect): where its smoke tests run.
 $(VENVS)/spark-%/.installed: python/pyproject.toml
 	test -x $(VENVS)/spark-$*/bin/python || python3 -m venv $(VENVS)/spark-$*
 	$(VENVS)/spark-$*/bin/python -m pip install -q --upgrade pip
-	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop]" "pyspark==$(PYSPARK_$*)"
+	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop,connect]" "pyspark[connect]==$(PYSPARK_$*)"
 	touch $@
 
 # A Spark Connect client with pyspark-client instead of pyspark: silt installed without its

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import REPO_ROOT, python_env
+from scenarios.column_programs import WRONG_CALLS
 
 pytestmark = pytest.mark.full  # second tier: make test-full
 
@@ -44,6 +45,15 @@ def test_silt_with_pyspark_client_only():
         out = json.loads(r.stdout.strip().splitlines()[-1])
         assert out["rows"] == 95 and out["error"] == "NotADeltaTableException"
         assert out["delta_api"][-1] == [19, "nineteen"]
+        # Column arguments from pyspark-client alone, through Silt's plugin on the server
+        r = subprocess.run([str(CLIENT), str(REPO_ROOT / "tests" / "scenarios" / "connect_columns.py")],
+                           env=dict(env, SILT_CONNECT_URL=f"sc://127.0.0.1:{port}"), capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+        columns = json.loads(r.stdout.strip().splitlines()[-1])
+        assert columns["rows"]["delete_column"] == [["b", "b", "2"], ["c", "a", "3"], ["d", "d", "4"]]
+        assert columns["rows"]["update_mixed"] == [["a", "b", "1"], ["b", "b", "2"], ["c", "a", "3!"], ["d", "d", "4"]]
+        assert columns["errors"] == WRONG_CALLS
     finally:
         server.stdin.close()
         server.wait(timeout=60)

@@ -109,8 +109,12 @@ class SlottedSql:
         from pyspark.sql.connect.dataframe import DataFrame
         statement = DataFrame(_slotted_plan(sql, self._nonce, self._columns), session=spark)  # type: ignore[arg-type]
         try:
-            # Collected once, and the rows given back: each action on `statement` would run it again.
-            return spark.createDataFrame(reraise(statement.toArrow))  # type: ignore[return-value]
+            # Run once, and the rows given back: each action on `statement` would run it again. Not by
+            # toArrow, which asks the server for the schema first, and a Spark 4.0 server runs a
+            # command to tell its schema: the statement would run twice.
+            run_once = getattr(statement, "_to_table", None)
+            rows = reraise(lambda: run_once()[0] if run_once is not None else statement.toPandas())
+            return spark.createDataFrame(rows)  # type: ignore[return-value]
         except Exception as e:
             if "No handler found" in str(e) and SLOTTED_STATEMENT_TYPE in str(e):
                 raise UnsupportedOptionException(

@@ -5,13 +5,16 @@ import json
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import silt
-from scenarios.column_programs import CATCH, PROGRAMS, SETUP, WRONG_CALLS
 from silt.delta.tables import DeltaTable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for a client run without it on the path
+from scenarios.column_programs import CATCH, PROGRAMS, SETUP, WRONG_CALLS  # noqa: E402
 
 if os.environ.get("SILT_CONNECT_URL"):
     spark = SparkSession.builder.remote(os.environ["SILT_CONNECT_URL"]).getOrCreate()
