@@ -127,3 +127,112 @@ def test_the_reference_replaces_the_same_rows(tmp_path):
     assert using == REPLACED_USING and on == REPLACED_ON
     assert using_history == ("WRITE", {"mode": "Overwrite", "partitionBy": "[]", "replaceUsingCols": "(country)"}, METRICS)
     assert on_history == ("WRITE", {"mode": "Overwrite", "partitionBy": "[]", "replaceOnCond": "t.name <=> s.name"}, METRICS)
+
+
+# replaceWhere on data columns: the rows matching the predicate replaced one by one (the batch
+# guide's example: a table partitioned by start_date, a predicate on end_date too)
+REPLACE_WHERE = """
+events = {path!r}
+spark.createDataFrame([(1, "2017-01-01", "2017-01-05", "a"), (2, "2017-01-20", "2017-02-03", "b"),
+                       (3, "2017-01-15", "2017-01-16", "c"), (4, "2017-02-10", "2017-02-11", "d")],
+                      "id INT, start_date STRING, end_date STRING, v STRING") \\
+    .write.format("delta").partitionBy("start_date").option("delta.enableDeletionVectors", {dvs!r}).save(events)
+replace_data = spark.createDataFrame([(5, "2017-01-15", "2017-01-31", "new")], "id INT, start_date STRING, end_date STRING, v STRING")
+replace_data.write.format("delta").mode("overwrite") \\
+    .option("replaceWhere", "start_date >= '2017-01-01' AND end_date <= '2017-01-31'").save(events)
+h = DeltaTable.forPath(spark, events).history(1).first()
+result = (sorted(r.id for r in spark.read.format("delta").load(events).collect()),
+          (h.operation, dict(h.operationParameters), sorted(h.operationMetrics)))
+"""
+WHERE_HISTORY = ("WRITE", {"mode": "Overwrite", "partitionBy": "[]",
+                           "predicate": "start_date >= '2017-01-01' AND end_date <= '2017-01-31'"}, METRICS)
+
+
+@pytest.mark.parametrize("dvs", ["true", "false"])
+def test_replacewhere_on_data_columns_replaces_the_matching_rows(spark, tmp_path, dvs):
+    scope = {"spark": spark, "DeltaTable": DeltaTable}
+    exec(REPLACE_WHERE.format(path=str(tmp_path / "events"), dvs=dvs), scope)
+    ids, history = scope["result"]
+    assert ids == [2, 4, 5]  # 1 and 3 matched (2 ends in February, 4 starts there)
+    assert history == WHERE_HISTORY
+
+
+def test_replacewhere_checks_the_data_and_deletes_even_without_rows(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], "k INT, v STRING").write.format("delta").save(p)
+    with pytest.raises(Exception, match="does not satisfy"):
+        spark.createDataFrame([(1, "x")], "k INT, v STRING").write.format("delta").mode("overwrite") \
+            .option("replaceWhere", "k >= 2").save(p)
+    assert spark.read.format("delta").load(p).count() == 3 and DeltaTable.forPath(spark, p).history().count() == 1
+    spark.conf.set("spark.databricks.delta.replaceWhere.constraintCheck.enabled", "false")
+    try:
+        spark.createDataFrame([(1, "x")], "k INT, v STRING").write.format("delta").mode("overwrite") \
+            .option("replaceWhere", "k >= 2").save(p)
+    finally:
+        spark.conf.unset("spark.databricks.delta.replaceWhere.constraintCheck.enabled")
+    assert sorted(tuple(r) for r in spark.read.format("delta").load(p).collect()) == [(1, "a"), (1, "x")]
+    # no rows: the matching rows go all the same
+    spark.createDataFrame([], "k INT, v STRING").write.format("delta").mode("overwrite").option("replaceWhere", "v = 'x'").save(p)
+    assert [tuple(r) for r in spark.read.format("delta").load(p).collect()] == [(1, "a")]
+    # in SQL
+    spark.sql(f"INSERT INTO delta.`{p}` VALUES (2, 'b')")
+    spark.sql(f"INSERT INTO delta.`{p}` REPLACE WHERE k = 1 SELECT 1 AS k, 'q' AS v")
+    assert sorted(tuple(r) for r in spark.read.format("delta").load(p).collect()) == [(1, "q"), (2, "b")]
+
+
+def test_replacewhere_on_partition_columns_only_when_data_columns_are_off(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.createDataFrame([(1, "a")], "k INT, v STRING").write.format("delta").save(p)
+    spark.conf.set("spark.databricks.delta.replaceWhere.dataColumns.enabled", "false")
+    try:
+        with pytest.raises(silt.InvalidTableOperationException, match="not a partition column"):
+            spark.createDataFrame([(2, "b")], "k INT, v STRING").write.format("delta").mode("overwrite") \
+                .option("replaceWhere", "k = 2").save(p)
+    finally:
+        spark.conf.unset("spark.databricks.delta.replaceWhere.dataColumns.enabled")
+    assert [tuple(r) for r in spark.read.format("delta").load(p).collect()] == [(1, "a")]
+
+
+@pytest.mark.reference
+@pytest.mark.full  # second tier: runs the reference Delta Lake
+def test_the_reference_replaces_where_the_same_rows(tmp_path):
+    [res] = run_reference([{"op": "api", "code": REPLACE_WHERE.format(path=str(tmp_path / "ref"), dvs="false")}])
+    assert res["ok"], res.get("error")
+    ids, history = eval(res["result"])  # noqa: S307 - a repr the reference printed
+    assert ids == [2, 4, 5]
+    assert history == WHERE_HISTORY
+
+
+# What the history says of writes, as the reference records it: the writer's partitionBy (none
+# given: []), replaceWhere's predicate as written, and its row counts whether it dropped files or rows
+WRITES = """
+p = {path!r}
+spark.createDataFrame([(1, "a"), (2, "b")], "k INT, day STRING").write.format("delta").partitionBy("day").save(p)
+spark.createDataFrame([(3, "a")], "k INT, day STRING").write.format("delta").mode("overwrite").option("replaceWhere", "day = 'a'").save(p)
+spark.createDataFrame([(4, "b")], "k INT, day STRING").write.format("delta").mode("overwrite").save(p)
+spark.createDataFrame([(4, "c")], "k INT, day STRING").write.format("delta").mode("overwrite").option("replaceWhere", "k = 4").save(p)
+result = [(r.version, r.operation, dict(r.operationParameters), sorted(r.operationMetrics))
+          for r in DeltaTable.forPath(spark, p).history().collect()]
+"""
+OVERWRITE_METRICS = ["numFiles", "numOutputBytes", "numOutputRows", "numRemovedBytes", "numRemovedFiles"]
+WRITES_HISTORY = [
+    (3, "WRITE", {"mode": "Overwrite", "partitionBy": "[]", "predicate": "k = 4"}, METRICS),
+    (2, "WRITE", {"mode": "Overwrite", "partitionBy": "[]"}, OVERWRITE_METRICS),
+    (1, "WRITE", {"mode": "Overwrite", "partitionBy": "[]", "predicate": "day = 'a'"}, METRICS),
+    (0, "WRITE", {"mode": "ErrorIfExists", "partitionBy": '["day"]'}, ["numFiles", "numOutputBytes", "numOutputRows"])]
+
+
+def test_writes_are_recorded_as_the_reference_records_them(spark, tmp_path):
+    scope = {"spark": spark, "DeltaTable": DeltaTable}
+    exec(WRITES.format(path=str(tmp_path / "t")), scope)
+    silt_history = [(v, op, params, [m for m in metrics if m in METRICS + OVERWRITE_METRICS])
+                    for v, op, params, metrics in scope["result"]]  # Silt may record more
+    assert silt_history == WRITES_HISTORY
+
+
+@pytest.mark.reference
+@pytest.mark.full  # second tier: runs the reference Delta Lake
+def test_the_reference_records_writes_so(tmp_path):
+    [res] = run_reference([{"op": "api", "code": WRITES.format(path=str(tmp_path / "ref"))}])
+    assert res["ok"], res.get("error")
+    assert eval(res["result"]) == WRITES_HISTORY  # noqa: S307 - a repr the reference printed

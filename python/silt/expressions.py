@@ -139,9 +139,11 @@ def _slotted_plan(sql: str, nonce: str, columns: List["Column"]) -> Any:
         def plan(self, session: Any) -> Any:
             from pyspark.sql import functions as F
             message = proto.SQL(query=self._sql)
-            for column in self._columns:
-                message.pos_arguments.append(column.to_plan(session))  # type: ignore[attr-defined]
-            message.named_arguments["nonce"].CopyFrom(F.lit(self._nonce).to_plan(session))  # type: ignore[attr-defined]
+            # Spark Connect's Columns (pyspark.sql.connect.column.Column), which give their protocol message
+            columns: List[Any] = [*self._columns, F.lit(self._nonce)]
+            for column in columns[:-1]:
+                message.pos_arguments.append(column.to_plan(session))
+            message.named_arguments["nonce"].CopyFrom(columns[-1].to_plan(session))
             relation = self._create_proto_relation()
             relation.extension.type_url = SLOTTED_STATEMENT_TYPE
             relation.extension.value = message.SerializeToString()

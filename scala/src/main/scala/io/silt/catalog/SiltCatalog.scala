@@ -147,7 +147,7 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
       ReplaceMatchingRows.run(session, location, t.query.get, options)
     } else if (existing.isDefined && t.query.isDefined && (options.replaceWhere.isDefined || explicitlyDynamic(t.writeOptions))) {
       // saveAsTable in mode overwrite asked to replace some rows only: an overwrite of the existing table
-      TableWriter.write(session, location, t.query.get, options.copy(partitionBy = Some(definition.partitionColumns),
+      ReplaceMatchingRows.write(session, location, t.query.get, options.copy(partitionBy = Some(definition.partitionColumns),
         clusterBy = definition.clusterBy, dynamicPartitionOverwrite = options.replaceWhere.isEmpty))
     } else {
       TableWriter.replace(session, location, definition, t.query, options, t.kind.mode,

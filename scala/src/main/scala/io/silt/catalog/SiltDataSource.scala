@@ -13,7 +13,7 @@ import io.silt.log.TableLog
 import scala.util.chaining._
 import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltParquetFileFormat, SiltRelation, SourceOptions,
   StreamingSource, TimeTravel}
-import io.silt.write.{StreamingSink, TableWriter, WriteOptions}
+import io.silt.write.{StreamingSink, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
@@ -63,9 +63,7 @@ class SiltDataSource extends DataSourceRegister with RelationProvider with Creat
       ActionCodec.mapper.readTree(json).elements().asScala.map(_.asText).toSeq
     }
     TableFileSystem.withOptions(spark, path, fileSystem) {
-      val options = WriteOptions.fromOptions(spark, mode, parameters, partitionBy)
-      if (options.replaceMatching.isDefined) ReplaceMatchingRows.run(spark, new Path(path), data, options)
-      else TableWriter.write(spark, new Path(path), data, options)
+      ReplaceMatchingRows.write(spark, new Path(path), data, WriteOptions.fromOptions(spark, mode, parameters, partitionBy))
       SiltRelation(spark, path, TimeTravel.Latest)
     }
   }

@@ -1,8 +1,9 @@
 package io.silt.catalog
 
+import io.silt.dml.ReplaceMatchingRows
 import io.silt.errors.InvalidTableOperationException
 import io.silt.spark.Identifiers
-import io.silt.write.{TableWriter, WriteOptions}
+import io.silt.write.WriteOptions
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Literal
@@ -44,7 +45,7 @@ final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[Strin
         (parsed.dynamicPartitionOverwrite && replaceWhere.isEmpty))
     new V1Write {
       override def toInsertableRelation: InsertableRelation = new InsertableRelation {
-        override def insert(data: DataFrame, ignored: Boolean): Unit = TableWriter.write(spark, path, data, opts)
+        override def insert(data: DataFrame, ignored: Boolean): Unit = ReplaceMatchingRows.write(spark, path, data, opts)
       }
     }
   }

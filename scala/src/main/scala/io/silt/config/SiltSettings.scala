@@ -88,6 +88,15 @@ object SiltSettings {
     "add the new columns of written data (as the write option `mergeSchema`) and of MERGE sources (as MERGE WITH " +
       "SCHEMA EVOLUTION)").withDeltaKey("spark.databricks.delta.schema.autoMerge.enabled")
 
+  val ReplaceWhereConstraintCheck: Setting[Boolean] = Setting.boolean(
+    "spark.silt.replaceWhere.constraintCheck.enabled", default = true,
+    "refuse a replaceWhere write whose rows do not all match its predicate (false: write them all)")
+    .withDeltaKey("spark.databricks.delta.replaceWhere.constraintCheck.enabled")
+
+  val ReplaceWhereDataColumns: Setting[Boolean] = Setting.boolean("spark.silt.replaceWhere.dataColumns.enabled",
+    default = true, "let a replaceWhere predicate use data columns (rows replaced one by one), not only partition " +
+      "columns (whole files)").withDeltaKey("spark.databricks.delta.replaceWhere.dataColumns.enabled")
+
   val PropertyDefaults: Setting[String] = Setting.string("spark.silt.properties.defaults.<name>",
     "table property `delta.<name>` of the tables the session creates, unless they are given one " +
       "(`minReaderVersion`, `minWriterVersion`, `feature.<feature>`: their protocol)")
@@ -100,7 +109,8 @@ object SiltSettings {
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
-    AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, PropertyDefaults,
+    AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
+    ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
     DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."

@@ -38,12 +38,15 @@ sealed trait Operation {
 }
 
 object Operation {
-  /** An append or overwrite (`replaceWhere`: `predicate`; or of the partitions written, when dynamic). */
+  /**
+   * An append or overwrite (`replaceWhere`: `predicate`; or of the partitions written, when dynamic).
+   * `partitionBy`: the writer's own (`partitionBy(...)`; none when it gave none), as Delta records it.
+   */
   final case class Write(mode: String, partitionBy: Seq[String], predicate: Option[String], dynamicPartitionOverwrite: Boolean,
       metrics: Map[String, Long], override val userMetadata: Option[String]) extends Operation {
     def name: String = "WRITE"
     def parameters: Map[String, String] =
-      Map("mode" -> mode, "partitionBy" -> Json.array(partitionBy)) ++ predicate.map(p => "predicate" -> Json.array(Seq(p))) ++
+      Map("mode" -> mode, "partitionBy" -> Json.array(partitionBy)) ++ predicate.map("predicate" -> _) ++
         (if (dynamicPartitionOverwrite) Map("isDynamicPartitionOverwrite" -> "true") else Map.empty)
   }
 

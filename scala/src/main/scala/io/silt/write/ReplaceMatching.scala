@@ -14,6 +14,8 @@ object ReplaceMatching {
   final case class Using(columns: Seq[String]) extends ReplaceMatching
   /** Rows for which `condition` holds with a data row; the table is named `targetAlias` in it. */
   final case class On(condition: String, targetAlias: Option[String]) extends ReplaceMatching
+  /** Rows for which `predicate` (on the table's columns, data columns among them) holds: replaceWhere. */
+  final case class Where(predicate: String) extends ReplaceMatching
 
   /** Write options (keys lower-cased) whose use with a dynamic data overwrite Silt refuses. */
   private val NotWith = Seq("replacewhere" -> "replaceWhere", "partitionoverwritemode" -> "partitionOverwriteMode",

@@ -59,7 +59,7 @@ object TableWriter {
     val replacePredicate = opts.replaceWhere.filter(_ => overwrite && txn.tableExists).map { text =>
       PartitionPredicates.resolve(spark, text, metadata, "replaceWhere")
     }
-    val checked = opts.replaceWhere.filter(_ => overwrite).map { text =>
+    val checked = opts.replaceWhere.filter(_ => overwrite && SiltSettings.ReplaceWhereConstraintCheck(spark)).map { text =>
       data.filter(assert_true(coalesce(expr(text), lit(false)),
         lit(s"replaceWhere: a written row does not satisfy '$text'")).isNull)
     }.getOrElse(data)
@@ -74,14 +74,18 @@ object TableWriter {
       else txn.filesInPartitions(replacePredicate.toSeq)
     val now = System.currentTimeMillis()
     val removes = removed.map(_.remove(now, opts.dataChange))
+    // Delta's names: the removed files' only for an overwrite, the rows' only for a replaceWhere
     val metrics = Map(
       "numFiles" -> added.size.toLong,
       "numOutputRows" -> added.flatMap(_.numPhysicalRecords).sum,
-      "numOutputBytes" -> added.map(_.size).sum,
+      "numOutputBytes" -> added.map(_.size).sum) ++ (if (!overwrite) Map.empty else Map(
       "numRemovedFiles" -> removes.size.toLong,
-      "numRemovedBytes" -> removed.map(_.size).sum)
+      "numRemovedBytes" -> removed.map(_.size).sum)) ++ (if (opts.replaceWhere.isEmpty || !overwrite) Map.empty else Map(
+      // a replaceWhere drops whole files here: their rows are deleted, none copied (Delta's names)
+      "numDeletedRows" -> removed.flatMap(_.numLogicalRecords).sum, "numCopiedRows" -> 0L, "numAddedChangeFiles" -> 0L))
     val op = opts.streamingBatch.map(b => Operation.StreamingUpdate(b.outputMode, b.queryId, b.batchId, metrics, opts.userMetadata))
-      .getOrElse(Operation.Write(opts.mode.name(), metadata.partitionColumns, opts.replaceWhere, dynamic, metrics, opts.userMetadata))
+      .getOrElse(Operation.Write(opts.mode.name(), opts.partitionBy.getOrElse(Nil), opts.replaceWhere, dynamic, metrics,
+        opts.userMetadata))
     txn.commit(removes ++ added ++ clustering, op)
   }
 

@@ -47,7 +47,7 @@ object WriteOptions {
 
   /** The DataFrameWriter options Silt honours, then the Delta ones it refuses (any other is refused too). */
   val Options: Seq[OptionSpec] = Seq(
-    OptionSpec("replaceWhere", honoured = true, "overwrite only the rows matching this partition predicate"),
+    OptionSpec("replaceWhere", honoured = true, "overwrite only the rows matching this predicate"),
     OptionSpec("mergeSchema", honoured = true, "add the data's new columns to the table schema"),
     OptionSpec("overwriteSchema", honoured = true, "with mode overwrite: replace the schema and partitioning"),
     OptionSpec("partitionOverwriteMode", honoured = true,
@@ -88,6 +88,14 @@ object WriteOptions {
     OptionSpec("spark.databricks.delta.commitInfo.userMetadata", honoured = true, s"$UserMetadataKey under Delta Lake's name"),
     OptionSpec("spark.databricks.delta.schema.autoMerge.enabled", honoured = true,
       s"${SiltSettings.SchemaAutoMerge.key} under Delta Lake's name"),
+    OptionSpec(SiltSettings.ReplaceWhereConstraintCheck.key, honoured = true,
+      "`false`: a replaceWhere write may hold rows its predicate does not match"),
+    OptionSpec(SiltSettings.ReplaceWhereDataColumns.key, honoured = true,
+      "`false`: replaceWhere predicates on partition columns only, as before Delta Lake 1.1"),
+    OptionSpec("spark.databricks.delta.replaceWhere.constraintCheck.enabled", honoured = true,
+      s"${SiltSettings.ReplaceWhereConstraintCheck.key} under Delta Lake's name"),
+    OptionSpec("spark.databricks.delta.replaceWhere.dataColumns.enabled", honoured = true,
+      s"${SiltSettings.ReplaceWhereDataColumns.key} under Delta Lake's name"),
     OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = true,
       "table properties delta.* of the tables a write creates, unless the write gives them"))
 
