@@ -232,3 +232,17 @@ def test_writes_are_recorded_as_the_reference_records_them(spark, tmp_path):
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_records_writes_so(tmp_path):
     assert on_reference(WRITES.format(path=str(tmp_path / "ref"))) == WRITES_HISTORY
+
+
+@pytest.mark.parametrize("option, value", [("txnAppId", "job"), ("maxRecordsPerFile", "1"), ("dataChange", "false"),
+                                           ("overwriteSchema", "true")])
+def test_replacewhere_on_data_columns_refuses_what_it_would_not_do(spark, tmp_path, option, value):
+    p = str(tmp_path / "t")
+    spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING").write.format("delta").save(p)
+    writer = spark.createDataFrame([(2, "x")], "k INT, v STRING").write.format("delta").mode("overwrite") \
+        .option("replaceWhere", "k = 2").option(option, value)
+    if option == "txnAppId":
+        writer = writer.option("txnVersion", "1")
+    with pytest.raises(silt.UnsupportedOptionException, match=option):
+        writer.save(p)
+    assert sorted(tuple(r) for r in spark.read.format("delta").load(p).collect()) == [(1, "a"), (2, "b")]

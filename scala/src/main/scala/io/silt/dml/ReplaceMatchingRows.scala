@@ -3,7 +3,7 @@ package io.silt.dml
 import java.util.UUID
 
 import io.silt.config.SiltSettings
-import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
+import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException, UnsupportedOptionException}
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
 import io.silt.spark.{SlottedStatement, SqlText}
@@ -60,8 +60,9 @@ object ReplaceMatchingRows {
     val log = TableLog.forPath(spark, tablePath.toString)
     if (!log.exists) throw ReplaceMatching.notHere(tablePath.toString)
     val metadata = log.latest().metadata
-    val tableColumns = ColumnMapping.logicalSchema(metadata.schema).fieldNames.toSeq
     val resolver = spark.sessionState.conf.resolver
+    refuseUnsupported(spec, opts, metadata.partitionColumns, resolver)
+    val tableColumns = ColumnMapping.logicalSchema(metadata.schema).fieldNames.toSeq
     def inTable(c: String) = tableColumns.exists(resolver(_, c))
     // The MERGE's INSERT would drop a column the table lacks without a word: refused, as a write refuses it.
     data.columns.filterNot(inTable).toSeq match {
@@ -110,6 +111,33 @@ object ReplaceMatchingRows {
     SparkInternals.dataFrame(spark, analyzed.transformDown {
       case m: MergeCommand => m.copy(recordedAs = Some(recorded))
     })
+  }
+
+  /**
+   * Refuses, naming it, what else the write asks for that a MERGE would not do: a replaceWhere on
+   * data columns arrives with whatever options the write had (replaceUsing / replaceOn refuse them
+   * when parsed, [[ReplaceMatching.fromOptions]]); the writer's partitioning must be the table's.
+   */
+  private def refuseUnsupported(spec: ReplaceMatching, opts: WriteOptions, partitionColumns: Seq[String],
+      resolver: (String, String) => Boolean): Unit = {
+    val given = spec match {
+      case _: ReplaceMatching.Using => "replaceUsing"
+      case _: ReplaceMatching.On => "replaceOn"
+      case _: ReplaceMatching.Where => "replaceWhere on data columns"
+    }
+    def refuse(option: String) = throw new UnsupportedOptionException(option, s"$option cannot be used with $given, " +
+      "which replaces rows one by one; write without it")
+    if (opts.overwriteSchema) refuse("overwriteSchema")
+    if (opts.appTransaction.isDefined) refuse("txnAppId")
+    if (!opts.dataChange) refuse("dataChange")
+    opts.fileWriterOptions.keys.headOption.foreach(refuse)
+    opts.properties.keys.headOption.foreach(refuse)
+    if (opts.clusterBy.exists(_.nonEmpty)) refuse("clusterBy")
+    opts.partitionBy.filter(p => p.nonEmpty && (p.size != partitionColumns.size ||
+      !p.zip(partitionColumns).forall { case (a, b) => resolver(a, b) })).foreach { p =>
+      throw new UnsupportedOptionException("partitionBy", s"partitionBy(${p.mkString(", ")}) differs from the " +
+        s"table's partitioning (${partitionColumns.mkString(", ")}); $given keeps the table's")
+    }
   }
 
   /** Writes `data` as `opts` say: through [[run]] when it replaces rows one by one ([[route]]), else by TableWriter. */
