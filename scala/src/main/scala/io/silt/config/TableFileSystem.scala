@@ -79,11 +79,8 @@ object TableFileSystem {
   def hadoopConf(spark: SparkSession, tablePath: Path): Configuration =
     withSettings(spark, optionsFor(spark, tablePath))
 
-  private def withSettings(spark: SparkSession, options: Map[String, String]): Configuration = {
-    val conf = spark.sessionState.newHadoopConf()
-    options.foreach { case (k, v) => conf.set(k, v) }
-    conf
-  }
+  private def withSettings(spark: SparkSession, options: Map[String, String]): Configuration =
+    spark.sessionState.newHadoopConfWithOptions(options)
 
   private def qualify(path: Path, conf: Configuration): Path = path.getFileSystem(conf).makeQualified(path)
 }
