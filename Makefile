@@ -104,13 +104,14 @@ publish-local: jars
 	$(SBT) publish < /dev/null
 	$(foreach m,$(OTHER_MINORS),$(SBT) -Dsilt.spark=$(BUILD_$(m)) $(if $(filter $(m),$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$(m))) publish < /dev/null && ) true
 
-# The JVM example (examples/jvm, a job written for Delta Lake's Scala API) and the default minor's
-# artifact in a repository folder of the build's own, which tests/test_jvm_api.py gives spark-submit.
+# The JVM example (examples/jvm, a job written for Delta Lake's Scala API), the same job built against
+# delta-spark (examples/jvm/on-delta, for the reference), and the default minor's artifact in a
+# repository folder of the build's own, which tests/test_jvm_api.py gives spark-submit.
 TEST_REPO   := target/maven
 JVM_EXAMPLE := examples/jvm/target/spark-$(DEFAULT_MINOR)/scala-2.13/silt-jvm-example_2.13-$(VERSION).jar
 jvm-example: $(JVM_EXAMPLE)
 $(JVM_EXAMPLE): $(ENGINE_SOURCES) $(shell find examples/jvm -name '*.scala') | $(call jar_of,4.3)
-	$(SBT) -Dsilt.publish.dir=$(CURDIR)/$(TEST_REPO) publish jvmExample/package < /dev/null
+	$(SBT) -Dsilt.publish.dir=$(CURDIR)/$(TEST_REPO) publish jvmExample/package jvmExampleOnDelta/package < /dev/null
 
 # The jars folder inside a venv's pyspark.
 pyspark_jars = $$($(VENVS)/spark-$(1)/bin/python -c 'import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')

@@ -60,6 +60,8 @@ lazy val root = (project in file("."))
     publishTo := Some(MavenCache("silt-local",
       file(sys.props.getOrElse("silt.publish.dir", sys.props("user.home") + "/.m2/repository")))),
     Compile / packageDoc / publishArtifact := false,
+    // A rebuild after a change publishes the same version again (a local repository, not a release).
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
     // Spark brings the Scala library: the POM must not make --packages fetch another copy.
     autoScalaLibrary := false,
     // Each Spark minor compiles into a folder of its own, so that switching does not recompile the others.
@@ -127,6 +129,27 @@ lazy val jvmExample = (project in file("examples/jvm"))
     target := baseDirectory.value / "target" / s"spark-$sparkMinor",
     Compile / unmanagedJars ++= sparkJars.toSeq.flatMap(d => (d * "*.jar").classpath),
     libraryDependencies ++= sparkDependency,
+    publish / skip := true
+  )
+
+// The same job as written for Delta Lake: its source with each `// was:` line put back, built against
+// delta-spark (the reference release for this Spark minor), for tests/test_jvm_api.py to run on the reference.
+val referenceDelta = Map("4.0" -> "delta-spark_4.0_2.13", "4.1" -> "delta-spark_4.1_2.13", "4.2" -> "delta-spark_2.13")
+lazy val jvmExampleOnDelta = (project in file("examples/jvm/on-delta"))
+  .settings(
+    name := "silt-jvm-example-on-delta",
+    target := baseDirectory.value / "target" / s"spark-$sparkMinor",
+    Compile / unmanagedJars ++= sparkJars.toSeq.flatMap(d => (d * "*.jar").classpath),
+    libraryDependencies ++= sparkDependency ++ referenceDelta.get(sparkMinor).toSeq.map(a => "io.delta" % a % "4.4.0" % Provided),
+    Compile / sourceGenerators += Def.task {
+      val sources = ((jvmExample / Compile / scalaSource).value ** "*.scala").get
+      sources.map { f =>
+        val asWritten = IO.read(f).replaceAll("(?m)^.*// was: (.*)$", "$1")
+        val out = (Compile / sourceManaged).value / f.getName
+        IO.write(out, asWritten)
+        out
+      }
+    }.taskValue,
     publish / skip := true
   )
 

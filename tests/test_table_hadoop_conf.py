@@ -29,7 +29,7 @@ dt.update("id = 2", {{"id": "20"}})
 dt.alias("t").merge(spark.range(6, 10).alias("s"), "t.id = s.id").whenNotMatchedInsertAll().execute()
 dt.optimize().executeCompaction()
 dt.vacuum()
-history = [r.operation for r in dt.history().collect() if not r.operation.startswith("VACUUM")]
+history = [r.operation for r in dt.history().collect()]  # VACUUM is not recorded on viewfs, as Delta
 rows = sorted(r.id for r in dt.toDF().collect())
 local = sorted(r.id for r in spark.read.format("delta").load(real).collect())
 result = (n, rows, local, history)

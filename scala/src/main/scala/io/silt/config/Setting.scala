@@ -89,6 +89,11 @@ private[config] object Setting {
     new Setting(key, default.toString, doc, "true or false",
       v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, Some(default))
 
+  /** A boolean whose default depends on context (`defaultText` says how): unset, `option` is None. */
+  def booleanOrComputed(key: String, defaultText: String, doc: String): Setting[Boolean] =
+    new Setting(key, defaultText, doc, "true or false",
+      v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, None)
+
   def int(key: String, default: Int, min: Int, doc: String): Setting[Int] =
     new Setting(key, default.toString, doc, s"an integer >= $min", v => v.toIntOption.filter(_ >= min), Some(default))
 

@@ -64,6 +64,10 @@ object SiltSettings {
     default = true, "refuse a VACUUM retention below the table's")
     .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
 
+  val VacuumLogging: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.vacuum.logging.enabled",
+    "by store", "record VACUUM START and VACUUM END commits; unset, as Delta Lake does: on file, hdfs, gs, abfs(s), " +
+      "wasb(s) and adl paths, not on s3/s3a nor others").withDeltaKey("spark.databricks.delta.vacuum.logging.enabled")
+
   val AllowFilesOutsideTable: Setting[Boolean] = Setting.boolean("spark.silt.read.allowFilesOutsideTable",
     default = true, "read logs whose add actions or DVs name files outside the table directory (shallow clones), as " +
       "Delta Lake does; `false` refuses them as corrupt (a relative path climbing out with `..` always is)")
@@ -109,7 +113,7 @@ object SiltSettings {
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
-    AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
+    VacuumLogging, AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
     ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
     DeltaNamesEnabled)
 

@@ -33,6 +33,8 @@ object VacuumMode {
 object Vacuum {
   /** Above this many files the deletes run in the executors. */
   private val ParallelDeleteThreshold = 1000
+  /** The stores on which Delta Lake records VACUUM START/END unless told: tools reading an S3 table's history see none. */
+  private val LoggedByDefault = Set("file", "hdfs", "gs", "abfs", "abfss", "wasbs", "wasbss", "adl")
 
   def run(spark: SparkSession, tablePath: Path, retentionHours: Option[Double], dryRun: Boolean,
       mode: VacuumMode = VacuumMode.Full): VacuumResult = {
@@ -69,11 +71,14 @@ object Vacuum {
     val bytes = candidates.map(_.size).sum
     val dvs = candidates.count(_.isDeletionVector).toLong
     if (!dryRun) {
-      commitInfoOnly(spark, log, Operation.VacuumStart(checkEnabled, defaultMs, retentionMs, mode.name,
+      val logged = SiltSettings.VacuumLogging.option(spark).getOrElse {
+        LoggedByDefault(tablePath.getFileSystem(log.hadoopConf).makeQualified(tablePath).toUri.getScheme)
+      }
+      if (logged) commitInfoOnly(spark, log, Operation.VacuumStart(checkEnabled, defaultMs, retentionMs, mode.name,
         Map("numFilesToDelete" -> paths.size.toLong, "sizeOfDataToDelete" -> bytes)))
       val deleted = delete(spark, paths, log.hadoopConf)
-      commitInfoOnly(spark, log, Operation.VacuumEnd(Map("numDeletedFiles" -> deleted, "numDeletionVectorsDeleted" -> dvs,
-        "numVacuumedDirectories" -> 0L)))
+      if (logged) commitInfoOnly(spark, log, Operation.VacuumEnd(Map("numDeletedFiles" -> deleted,
+        "numDeletionVectorsDeleted" -> dvs, "numVacuumedDirectories" -> 0L)))
       vacuumedTo.foreach(LastVacuumInfo.write(log, _))
     }
     VacuumResult(paths, bytes, dvs, dryRun)
