@@ -52,9 +52,10 @@ siltStatement
         (TRUNCATE HISTORY)?                                                   #dropFeature
     ;
 
-// LITE / FULL, RETAIN n HOURS and DRY RUN, in any order (as Delta Lake's grammar takes them).
+// LITE / FULL, USING INVENTORY, RETAIN n HOURS and DRY RUN, in any order (as Delta Lake's grammar takes them).
 vacuumModifier
     : vacuumType=(LITE | FULL)
+    | USING INVENTORY (inventoryTable=qualifiedName | '(' inventoryQuery=predicateToken ')')
     | RETAIN number HOURS
     | DRY RUN
     ;
@@ -120,7 +121,7 @@ nonReserved
     : HISTORY | DETAIL | LIMIT | OPTIMIZE | ZORDER | FULL | REORG | APPLY | PURGE | FILES | VACUUM | RETAIN | HOURS | DRY | RUN | CHECKPOINT | RESTORE | TO | VERSION | AS | OF | TIMESTAMP
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
-    | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY | FEATURE | TRUNCATE
+    | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY | FEATURE | TRUNCATE | USING | INVENTORY
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -167,6 +168,8 @@ SET: 'SET';
 NOT: 'NOT';
 NULL: 'NULL';
 LITE: 'LITE';
+USING: 'USING';
+INVENTORY: 'INVENTORY';
 CONVERT: 'CONVERT';
 DELTA: 'DELTA';
 NO: 'NO';

@@ -1,5 +1,5 @@
-"""The table utility commands: CONVERT TO DELTA, GENERATE symlink_format_manifest, SHALLOW CLONE
-and VACUUM LITE, as a user runs them (SQL and the Python APIs). Other engines reading their results
+"""The table utility commands: CONVERT TO DELTA, GENERATE symlink_format_manifest, SHALLOW CLONE,
+VACUUM LITE and VACUUM USING INVENTORY, as a user runs them (SQL and the Python APIs). Other engines reading their results
 are in test_interop_utilities.py; VACUUM LITE's file-system calls are counted in VacuumLiteSpec."""
 import json
 import os
@@ -363,6 +363,45 @@ def test_vacuum_lite(spark, tmp_path):
     finally:
         spark.conf.unset("spark.silt.vacuum.retentionDurationCheck.enabled")
     assert sorted(r["id"] for r in spark.read.format("silt").load(str(t)).collect()) == list(range(20, 40))
+
+
+# ------------------------------------------------------------------ VACUUM USING INVENTORY
+
+def test_vacuum_using_an_inventory_instead_of_a_listing(spark, tmp_path):
+    t = tmp_path / "inv"
+    spark.range(10).write.format("silt").save(str(t))
+    spark.range(10, 20).write.format("silt").mode("overwrite").save(str(t))  # the first files are removed
+    live = {unquote(Path(r[0]).name) for r in spark.sql(f"SELECT input_file_name() FROM silt.`{t}`").collect()}
+    (t / "_hidden").mkdir()
+    for name in ("orphan.parquet", "_hidden/h.parquet", "listed-not-present.parquet"):
+        (t / name).write_bytes(b"x")
+    (t / "listed-not-present.parquet").unlink()
+    unlisted = t / "unlisted.parquet"
+    unlisted.write_bytes(b"x")
+    for f in [*t.glob("*.parquet"), t / "_hidden" / "h.parquet"]:
+        os.utime(f, (1, 1))
+    inventory = [("file:" + str(f), f.stat().st_size if f.exists() else 1, f.is_dir(), 1000)
+                 for f in [*t.iterdir(), t / "_hidden" / "h.parquet", t / "listed-not-present.parquet"] if f != unlisted]
+    inventory.append(("file:/elsewhere/x.parquet", 1, False, 1000))
+    spark.createDataFrame(inventory, "path string, length long, isDir boolean, modificationTime long") \
+        .selectExpr("*", "'extra columns are ignored' AS note").createOrReplaceTempView("silt_inventory")
+    spark.conf.set("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
+    try:
+        dry = run(spark, f"VACUUM silt.`{t}` USING INVENTORY silt_inventory RETAIN 0 HOURS DRY RUN")
+        names = sorted(Path(r.path).name for r in dry)
+        # the overwritten files and the orphan; not the live, hidden, unlisted nor outside files
+        assert "orphan.parquet" in names and len(names) == 4 and not set(names) & live
+        run(spark, f"VACUUM silt.`{t}` RETAIN 0 HOURS USING INVENTORY (SELECT * FROM silt_inventory)")
+        assert not (t / "orphan.parquet").exists() and unlisted.exists() and (t / "_hidden" / "h.parquet").exists()
+        assert sorted(r.id for r in spark.read.format("silt").load(str(t)).collect()) == list(range(10, 20))
+        with pytest.raises(InvalidTableOperationException, match="LITE") as e:
+            run(spark, f"VACUUM silt.`{t}` LITE USING INVENTORY silt_inventory")
+        with pytest.raises(InvalidTableOperationException, match="length:int.*needs.*length:bigint") as e:
+            run(spark, f"VACUUM silt.`{t}` USING INVENTORY (SELECT path, CAST(length AS INT) AS length, isDir, "
+                       "modificationTime FROM silt_inventory)")
+        assert (e.value.getCondition(), e.value.getSqlState()) == ("DELTA_INVALID_INVENTORY_SCHEMA", "42000")
+    finally:
+        spark.conf.unset("spark.silt.vacuum.retentionDurationCheck.enabled")
 
 
 # ------------------------------------------------------------------ the Python APIs

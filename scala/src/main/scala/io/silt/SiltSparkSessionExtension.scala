@@ -5,7 +5,7 @@ import io.silt.config.SiltVersion
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
-import io.silt.sql.{SiltSqlParser, TableChanges}
+import io.silt.sql.{ResolveShowPartitions, SiltSqlParser, TableChanges}
 import org.apache.spark.sql.SparkSessionExtensions
 
 /**
@@ -22,6 +22,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectResolutionRule(spark => new ResolveInsertColumns(spark))
     ext.injectResolutionRule(_ => ResolveDml)
     ext.injectResolutionRule(_ => ResolveDynamicOverwrite)
+    ext.injectResolutionRule(_ => ResolveShowPartitions)
     ext.injectOptimizerRule(spark => new RangePartitionIdRewrite(spark))
     ext.injectFunction(SiltFunctions.interleaveBits)
     ext.injectFunction(SiltFunctions.rangePartitionId)

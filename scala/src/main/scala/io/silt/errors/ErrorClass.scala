@@ -38,6 +38,9 @@ object ErrorClass {
   val FeatureDropWaitForRetention: ErrorClass = delta("FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD", "22KD0")
   val FeatureDropHistoryExists: ErrorClass = delta("FEATURE_DROP_HISTORICAL_VERSIONS_EXIST", "22KD0")
   val ForPathUnsupportedHadoopConf: ErrorClass = delta("TABLE_FOR_PATH_UNSUPPORTED_HADOOP_CONF", "0AKDC")
+  val InvalidInventorySchema: ErrorClass = delta("INVALID_INVENTORY_SCHEMA", "42000")
+  val ShowPartitionsOfUnpartitioned: ErrorClass = delta("SHOW_PARTITION_IN_NON_PARTITIONED_TABLE", "42809")
+  val ShowPartitionsOfDataColumn: ErrorClass = delta("SHOW_PARTITION_IN_NON_PARTITIONED_COLUMN", "42P10")
 
   val CorruptLog: ErrorClass = silt("CORRUPT_LOG", "XXKDS")
   val CorruptDeletionVector: ErrorClass = silt("CORRUPT_DELETION_VECTOR", "XXKDS")

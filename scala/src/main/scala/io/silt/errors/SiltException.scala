@@ -104,9 +104,10 @@ class AtomicCommitUnavailableException(val path: String, detail: String)
 }
 
 /** An operation that is not valid on this table or with these arguments. */
-class InvalidTableOperationException(detail: String, cause: Throwable = null)
-    extends SiltException(detail, cause) {
-  def errorClass: ErrorClass = ErrorClass.InvalidTableOperation
+class InvalidTableOperationException(detail: String, cause: Throwable = null,
+    val errorClass: ErrorClass = ErrorClass.InvalidTableOperation) extends SiltException(detail, cause) {
+  /** For Java callers, which do not see Scala's default arguments. */
+  def this(detail: String, cause: Throwable) = this(detail, cause, ErrorClass.InvalidTableOperation)
 }
 
 /** A deletion vector cannot be read or does not match its descriptor; names the DV and the data file. */

@@ -30,7 +30,14 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
     }
     val hours = once("RETAIN", modifiers.flatMap(m => Option(m.number))).map(_.getText.toDouble)
     val dryRun = once("DRY RUN", modifiers.filter(_.DRY != null)).isDefined
-    VacuumCommand(tableRef(ctx.table), hours, dryRun, mode.getOrElse(VacuumMode.Full))
+    val inventory = once("USING INVENTORY", modifiers.filter(_.INVENTORY != null)).map { m =>
+      if (m.inventoryTable != null) s"SELECT * FROM ${m.inventoryTable.getText}" else predicateText(m.inventoryQuery).get
+    }
+    if (inventory.isDefined && mode.contains(VacuumMode.Lite)) {
+      throw new InvalidTableOperationException("VACUUM … LITE cannot take USING INVENTORY: LITE reads the log, an " +
+        "inventory replaces the listing of FULL; drop one of them")
+    }
+    VacuumCommand(tableRef(ctx.table), hours, dryRun, mode.getOrElse(VacuumMode.Full), inventory)
   }
 
   override def visitRestoreTable(ctx: P.RestoreTableContext): LogicalPlan = {

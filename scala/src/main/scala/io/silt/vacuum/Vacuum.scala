@@ -9,7 +9,7 @@ import io.silt.features.{ChangeDataFeed, TableFeatures, TableProperties}
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.{FileStatus, Path}
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.util.SerializableConfiguration
 
 /** What VACUUM found (and, unless a dry run, deleted). */
@@ -36,8 +36,9 @@ object Vacuum {
   /** The stores on which Delta Lake records VACUUM START/END unless told: tools reading an S3 table's history see none. */
   private val LoggedByDefault = Set("file", "hdfs", "gs", "abfs", "abfss", "wasbs", "wasbss", "adl")
 
+  /** `inventory`: the files to consider instead of listing the table's folder (FULL only; see [[Inventory]]). */
   def run(spark: SparkSession, tablePath: Path, retentionHours: Option[Double], dryRun: Boolean,
-      mode: VacuumMode = VacuumMode.Full): VacuumResult = {
+      mode: VacuumMode = VacuumMode.Full, inventory: Option[DataFrame] = None): VacuumResult = {
     val log = TableLog.forPath(spark, tablePath.toString)
     val snapshot = log.latestOption().getOrElse(throw new NotADeltaTableException(tablePath.toString))
     // vacuumProtocolCheck: VACUUM must honour the table's write protocol.
@@ -57,10 +58,14 @@ object Vacuum {
     val (candidates, vacuumedTo) = mode match {
       case VacuumMode.Full =>
         val fs = tablePath.getFileSystem(log.hadoopConf)
-        val listed = listTableFiles(fs, fs.makeQualified(tablePath)).filter { st =>
-          !keep.contains(key(st.getPath)) && st.getModificationTime < cutoff
-        }.map(st => VacuumCandidate(st.getPath, st.getLen, st.getPath.getName.startsWith("deletion_vector_")))
-        (listed, RemovedFiles.newestBefore(log, cutoff))
+        val root = fs.makeQualified(tablePath)
+        val files = inventory match {
+          case Some(df) => Inventory.filesUnder(df, root).collect { case (relative, f) if wanted(relative.split('/'), isDir = false) => f }
+          case None => listTableFiles(fs, root).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
+        }
+        val candidates = files.filter(f => !keep.contains(key(f.path)) && f.modificationTime < cutoff)
+          .map(f => VacuumCandidate(f.path, f.length, f.path.getName.startsWith("deletion_vector_")))
+        (candidates, RemovedFiles.newestBefore(log, cutoff))
       case VacuumMode.Lite =>
         RemovedFiles.window(log, snapshot, cutoff) match {
           case Some(w) => (RemovedFiles.candidates(log, w, keep.contains), Some(w.to))
@@ -105,12 +110,7 @@ object Vacuum {
    */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
-    def wanted(st: FileStatus): Boolean = {
-      val parts = st.getPath.toUri.getPath.stripPrefix(rootPath).split('/')
-      // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
-      val underChangeData = (parts.length > 1 || st.isDirectory) && parts.head == ChangeDataFeed.Folder
-      !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
-    }
+    def wanted(st: FileStatus): Boolean = Vacuum.wanted(st.getPath.toUri.getPath.stripPrefix(rootPath).split('/'), st.isDirectory)
     val out = ArrayBuffer.empty[FileStatus]
     if (fs.getScheme == "file") {
       val folders = scala.collection.mutable.Queue(root)
@@ -128,6 +128,13 @@ object Vacuum {
       }
     }
     out.toSeq
+  }
+
+  /** Whether VACUUM may delete under this path (its parts below the table root): not in hidden folders. */
+  private def wanted(parts: Array[String], isDir: Boolean): Boolean = {
+    // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
+    val underChangeData = (parts.length > 1 || isDir) && parts.head == ChangeDataFeed.Folder
+    !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
   }
 
   private def delete(spark: SparkSession, paths: Seq[String], conf: org.apache.hadoop.conf.Configuration): Long = {
