@@ -27,7 +27,7 @@ object RemovedFiles {
   def window(log: TableLog, snapshot: Snapshot, cutoff: Long): Option[Window] = {
     val commits = log.commits()
     // A hint past the current version belongs to an earlier table at this path.
-    val from = LastVacuumInfo.read(log).filter(_ < snapshot.version).map(_ + 1).getOrElse(0L)
+    val from = LastVacuumInfo.read(log).filter(_ <= snapshot.version).map(_ + 1).getOrElse(0L)
     val to = commits.lastAtOrBefore(cutoff).map(_.version).getOrElse(-1L)
     val earliest = commits.entries.headOption.map(_.version).getOrElse(snapshot.version)
     // Commits before `earliest` are gone; with no listed commit before the cutoff, they were older still.
