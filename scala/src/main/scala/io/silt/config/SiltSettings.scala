@@ -48,6 +48,15 @@ object SiltSettings {
   val ZOrderCurve: Setting[String] = Setting.oneOf("spark.silt.optimize.zorder.curve", "zorder", Seq("zorder", "hilbert"),
     "the curve OPTIMIZE … ZORDER BY orders rows along (clustered tables use hilbert)")
 
+  val OptimizeWriteEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.optimizeWrite.enabled",
+    "(the table's)", "shuffle written rows by partition into files near the bin size (a write's option " +
+      "optimizeWrite wins; unset, the table property delta.autoOptimize.optimizeWrite says)")
+    .withDeltaKey("spark.databricks.delta.optimizeWrite.enabled")
+
+  val OptimizeWriteBinSize: Setting[Long] = Setting.long("spark.silt.optimizeWrite.binSize", Some(512L), min = 1,
+    "MiB of data an optimized write gathers into one task (so about one file)")
+    .withDeltaKey("spark.databricks.delta.optimizeWrite.binSize")
+
   val DvInlineThreshold: Setting[Int] = Setting.int("spark.silt.deletionVectors.inlineThreshold", 0, min = 0,
     "DVs up to this many bytes are stored inline in the log")
 
@@ -112,7 +121,7 @@ object SiltSettings {
 
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
-    DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
+    OptimizeWriteEnabled, OptimizeWriteBinSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
     VacuumLogging, AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
     ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
     DeltaNamesEnabled)

@@ -5,7 +5,7 @@ import io.silt.features.ChangeDataFeed
 import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
 import io.silt.txn.{Operation, OptimisticTransaction}
-import io.silt.write.{ChangeDataWriter, DataFileWriter, IdentityColumnWrites, RowTrackingWrites}
+import io.silt.write.{ChangeDataWriter, DataFileWriter, IdentityColumnWrites, OptimizedWrite, RowTrackingWrites}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.storage.StorageLevel
@@ -214,7 +214,8 @@ object RowLevelWriter {
       .flatMap(c => RowTrackingWrites.kept(c, col(id), col(version), action === RowChange.Keep.code))
     val selected = rows.select(txn.metadata.schema.fieldNames.toSeq.map(Identifiers.column) ++ hidden: _*)
     DataFileWriter.write(spark, txn.log.tablePath,
-      IdentityColumnWrites.generate(spark, selected, txn, txn.metadata, newRows = false), txn.metadata)
+      IdentityColumnWrites.generate(spark, selected, txn, txn.metadata, newRows = false), txn.metadata,
+      optimizeWrite = OptimizedWrite.enabled(spark, None, txn.metadata))
   }
 
   private def pathsOf(snapshot: Snapshot, files: Seq[AddFile]): Map[String, AddFile] =

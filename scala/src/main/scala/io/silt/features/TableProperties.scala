@@ -64,12 +64,14 @@ object TableProperties {
   /** Set by DROP FEATURE: the log before this version stays (`checkpointProtection`). */
   val RequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
 
+  val OptimizeWriteKey = "delta.autoOptimize.optimizeWrite"
+
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, TruncateHistoryRetentionDuration,
     DataSkippingNumIndexedCols,
     DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
-    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended)
+    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended, OptimizeWriteKey)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -107,7 +109,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
+    Seq[Any](deletionVectorsEnabled, optimizeWrite, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
       inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, truncateHistoryRetentionMs, columnMappingMode)
     if (rowTracking && rowTrackingSuspended) {
@@ -124,6 +126,8 @@ final case class TableProperties(configuration: Map[String, String]) {
     IsolationLevel.Serializable)
 
   def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
+  /** Whether writes to the table optimize (see write.OptimizedWrite); None when the table does not say. */
+  def optimizeWrite: Option[Boolean] = get(OptimizeWriteKey).map(_ => flag(OptimizeWriteKey, default = false))
   def appendOnly: Boolean = flag(AppendOnly, default = false)
   /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
   def typeWidening: Boolean = flag(EnableTypeWidening, default = false)

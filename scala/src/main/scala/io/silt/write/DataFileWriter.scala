@@ -26,11 +26,13 @@ object DataFileWriter {
   /**
    * `options`: Spark file-writer options (maxRecordsPerFile, compression); `enforceConstraints`:
    * check the table's NOT NULL, CHECK and invariant rules on every row (a rewrite of rows already
-   * in the table, such as OPTIMIZE, need not).
+   * in the table, such as OPTIMIZE, need not); `optimizeWrite`: shuffle the rows first ([[OptimizedWrite]]).
    */
   def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
-      options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true): Seq[AddFile] =
-    writeFiles(spark, tablePath, data, metadata, options, enforceConstraints).map { case (f, stats) =>
+      options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true,
+      optimizeWrite: Boolean = false): Seq[AddFile] =
+    writeFiles(spark, tablePath, if (optimizeWrite) OptimizedWrite.shuffle(spark, data, metadata) else data, metadata,
+        options, enforceConstraints).map { case (f, stats) =>
       AddFile(
         path = TablePaths.relativeEncoded(f.relativePath),
         partitionValues = f.partitionValues,

@@ -67,8 +67,8 @@ object TableWriter {
     val dynamic = opts.dynamicPartitionOverwrite && overwrite && metadata.partitionColumns.nonEmpty
     val aligned = IdentityColumnWrites.generate(spark, SchemaEvolution.align(checked, metadata.schema), txn, metadata,
       newRows = true)
-    val added = DataFileWriter.write(spark, tablePath, aligned, metadata, opts.fileWriterOptions)
-      .map(_.copy(dataChange = opts.dataChange))
+    val added = DataFileWriter.write(spark, tablePath, aligned, metadata, opts.fileWriterOptions,
+      optimizeWrite = OptimizedWrite.enabled(spark, opts.optimizeWrite, metadata)).map(_.copy(dataChange = opts.dataChange))
     val removed = if (!overwrite || !txn.tableExists) Nil
       else if (dynamic) txn.filesInPartitionValues(added.map(_.partitionValues).toSet)
       else txn.filesInPartitions(replacePredicate.toSeq)
@@ -142,7 +142,8 @@ object TableWriter {
     val metadata = prepareMetadata(spark, txn, schema, defined, overwrite = true, declaredSchema = true, replace = true)
     val clustering = TableClustering.forCommit(txn, table.clusterBy, defines = true, replacing = true)
     val added = data.map(d => DataFileWriter.write(spark, tablePath, IdentityColumnWrites.generate(spark,
-      SchemaEvolution.align(d, metadata.schema), txn, metadata, newRows = true), metadata, opts.fileWriterOptions)).getOrElse(Nil)
+      SchemaEvolution.align(d, metadata.schema), txn, metadata, newRows = true), metadata, opts.fileWriterOptions,
+      optimizeWrite = OptimizedWrite.enabled(spark, opts.optimizeWrite, metadata))).getOrElse(Nil)
     val removed = if (txn.tableExists) txn.filesInPartitions(Nil) else Nil
     val now = System.currentTimeMillis()
     // Recorded whenever the commit sets the clustering: [] when a REPLACE clears it, as Delta does.

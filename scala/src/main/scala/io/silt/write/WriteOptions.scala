@@ -32,7 +32,8 @@ final case class WriteOptions(
     fileWriterOptions: Map[String, String] = Map.empty,
     properties: Map[String, String] = Map.empty,
     description: Option[String] = None,
-    replaceMatching: Option[ReplaceMatching] = None) {
+    replaceMatching: Option[ReplaceMatching] = None,
+    optimizeWrite: Option[Boolean] = None) {
 
   def overwrite: Boolean = mode == SaveMode.Overwrite
 }
@@ -63,7 +64,8 @@ object WriteOptions {
     OptionSpec("delta.*", honoured = true, "table properties of a table the write creates"),
     OptionSpec("fs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
     OptionSpec("dfs.*", honoured = true, "Hadoop file-system settings of this table alone (save(path) only)"),
-    OptionSpec("optimizeWrite", honoured = false, "not implemented: refused"),
+    OptionSpec("optimizeWrite", honoured = true,
+      "`true`: shuffle the rows by partition into files near the bin size (see Optimized writes)"),
     OptionSpec("replaceUsing", honoured = true, "with mode overwrite: replace the rows whose columns equal a row's of the data"),
     OptionSpec("replaceOn", honoured = true, "with mode overwrite: replace the rows matching a row of the data on a condition"),
     OptionSpec("targetAlias", honoured = true, "the table's name in a replaceOn condition"),
@@ -96,6 +98,13 @@ object WriteOptions {
       s"${SiltSettings.ReplaceWhereConstraintCheck.key} under Delta Lake's name"),
     OptionSpec("spark.databricks.delta.replaceWhere.dataColumns.enabled", honoured = true,
       s"${SiltSettings.ReplaceWhereDataColumns.key} under Delta Lake's name"),
+    OptionSpec(SiltSettings.OptimizeWriteEnabled.key, honoured = true,
+      "`true` / `false`: optimized writes unless the option optimizeWrite says otherwise (unset: the table's property)"),
+    OptionSpec(SiltSettings.OptimizeWriteBinSize.key, honoured = true, "MiB an optimized write gathers per file"),
+    OptionSpec("spark.databricks.delta.optimizeWrite.enabled", honoured = true,
+      s"${SiltSettings.OptimizeWriteEnabled.key} under Delta Lake's name"),
+    OptionSpec("spark.databricks.delta.optimizeWrite.binSize", honoured = true,
+      s"${SiltSettings.OptimizeWriteBinSize.key} under Delta Lake's name"),
     OptionSpec("spark.databricks.delta.properties.defaults.*", honoured = true,
       "table properties delta.* of the tables a write creates, unless the write gives them"))
 
@@ -139,7 +148,8 @@ object WriteOptions {
       dataChange = lower.get("datachange").forall(v => parseBoolean("dataChange", v)),
       fileWriterOptions = fileWriterOptions(lower),
       properties = options.filter(_._1.toLowerCase.startsWith("delta.")),
-      replaceMatching = replaceMatching)
+      replaceMatching = replaceMatching,
+      optimizeWrite = lower.get("optimizewrite").map(v => parseBoolean("optimizeWrite", v)))
   }
 
   private def flag(lower: Map[String, String], name: String): Boolean =
