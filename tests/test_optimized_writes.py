@@ -5,6 +5,7 @@ property `delta.autoOptimize.optimizeWrite`, in that order."""
 import pytest
 
 from silt.errors import UnsupportedOptionException, reraise
+from test_interop import run_reference
 
 SCATTERED = "SELECT id, id % 3 AS p FROM range(0, 3000, 1, 12)"  # 12 tasks, each with every partition
 
@@ -60,6 +61,40 @@ def test_dml_rewrites_optimize_too(spark, tmp_path):
     assert files(spark, path) == 3
     assert sorted(r.id for r in spark.read.format("delta").load(path).collect()) == \
         sorted(i + 1 if i % 2 == 0 else i for i in range(3000))
+
+
+# The same writes, as a program for both engines: the files each leaves.
+PROGRAM = """
+S = "SELECT id, id % 3 AS p FROM range(0, 3000, 1, 12)"
+def files(p): return spark.sql(f"DESCRIBE DETAIL delta.`{p}`").first().numFiles
+out = []
+spark.sql(S).write.format("delta").partitionBy("p").save(root + "/a")
+spark.sql(S).write.format("delta").partitionBy("p").option("optimizeWrite", "true").save(root + "/b")
+spark.sql(S).write.format("delta").option("optimizeWrite", "true").save(root + "/c")
+out += [files(root + "/a"), files(root + "/b"), files(root + "/c")]
+spark.sql(f"CREATE TABLE delta.`{root}/d` (id BIGINT, p BIGINT) USING delta PARTITIONED BY (p) "
+          "TBLPROPERTIES (delta.autoOptimize.optimizeWrite = true)")
+spark.sql(S).write.format("delta").mode("append").save(root + "/d")
+spark.sql(f"UPDATE delta.`{root}/d` SET id = id + 1 WHERE id % 2 = 0")
+out.append(files(root + "/d"))
+spark.conf.set("spark.databricks.delta.optimizeWrite.enabled", "false")
+try:
+    spark.sql(S).write.format("delta").mode("append").save(root + "/d")
+finally:
+    spark.conf.unset("spark.databricks.delta.optimizeWrite.enabled")
+out.append(files(root + "/d"))
+result = out
+"""
+
+
+@pytest.mark.reference
+@pytest.mark.full  # second tier: runs the reference Delta Lake
+def test_the_reference_leaves_as_many_files(spark, tmp_path):
+    scope = {"spark": spark, "root": str(tmp_path / "silt")}
+    exec(PROGRAM, scope)
+    [res] = run_reference([{"op": "api", "code": f"root = {str(tmp_path / 'reference')!r}\n" + PROGRAM}])
+    assert res["ok"], res.get("error")
+    assert scope["result"] == eval(res["result"]) == [36, 3, 1, 3, 39]  # noqa: S307 - a repr the reference printed
 
 
 def test_a_bad_value_is_refused_by_name(spark, tmp_path):
