@@ -57,6 +57,21 @@ object SiltSettings {
     "MiB of data an optimized write gathers into one task (so about one file)")
     .withDeltaKey("spark.databricks.delta.optimizeWrite.binSize")
 
+  val AutoCompactEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.autoCompact.enabled",
+    "(the table's)", "after a commit that adds files, compact the small files of the partitions it wrote to (unset, the " +
+      "table property delta.autoOptimize.autoCompact says)").withDeltaKey("spark.databricks.delta.autoCompact.enabled")
+
+  val AutoCompactMinNumFiles: Setting[Int] = Setting.int("spark.silt.autoCompact.minNumFiles", 50, min = 1,
+    "auto compaction runs on a partition holding at least this many small files")
+    .withDeltaKey("spark.databricks.delta.autoCompact.minNumFiles")
+
+  val AutoCompactMaxFileSize: Setting[Long] = Setting.bytes("spark.silt.autoCompact.maxFileSize", Some(128L << 20),
+    "128m", "the size of the files auto compaction writes").withDeltaKey("spark.databricks.delta.autoCompact.maxFileSize")
+
+  val AutoCompactMinFileSize: Setting[Long] = Setting.bytes("spark.silt.autoCompact.minFileSize", None,
+    "= maxFileSize / 2", "files smaller than this are small to auto compaction")
+    .withDeltaKey("spark.databricks.delta.autoCompact.minFileSize")
+
   val DvInlineThreshold: Setting[Int] = Setting.int("spark.silt.deletionVectors.inlineThreshold", 0, min = 0,
     "DVs up to this many bytes are stored inline in the log")
 
@@ -121,7 +136,8 @@ object SiltSettings {
 
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
-    OptimizeWriteEnabled, OptimizeWriteBinSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
+    OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled, AutoCompactMinNumFiles, AutoCompactMaxFileSize,
+    AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
     VacuumLogging, AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
     ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
     DeltaNamesEnabled)

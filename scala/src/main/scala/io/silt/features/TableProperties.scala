@@ -65,13 +65,14 @@ object TableProperties {
   val RequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
 
   val OptimizeWriteKey = "delta.autoOptimize.optimizeWrite"
+  val AutoCompactKey = "delta.autoOptimize.autoCompact"
 
   /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
   val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, TruncateHistoryRetentionDuration,
     DataSkippingNumIndexedCols,
     DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
-    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended, OptimizeWriteKey)
+    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended, OptimizeWriteKey, AutoCompactKey)
 
   /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
@@ -109,7 +110,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, optimizeWrite, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
+    Seq[Any](deletionVectorsEnabled, optimizeWrite, autoCompact, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
       inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, truncateHistoryRetentionMs, columnMappingMode)
     if (rowTracking && rowTrackingSuspended) {
@@ -128,6 +129,8 @@ final case class TableProperties(configuration: Map[String, String]) {
   def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
   /** Whether writes to the table optimize (see write.OptimizedWrite); None when the table does not say. */
   def optimizeWrite: Option[Boolean] = get(OptimizeWriteKey).map(_ => flag(OptimizeWriteKey, default = false))
+  /** Whether commits to the table compact small files after them (see optimize.AutoCompactHook); None: not said. */
+  def autoCompact: Option[Boolean] = get(AutoCompactKey).map(_ => flag(AutoCompactKey, default = false))
   def appendOnly: Boolean = flag(AppendOnly, default = false)
   /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
   def typeWidening: Boolean = flag(EnableTypeWidening, default = false)

@@ -28,15 +28,23 @@ object OptimizeExecutor {
   /** One unit of work: files of one partition rewritten together. */
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
 
-  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode): OptimizeMetrics = {
+  /**
+   * What an auto compaction compacts: the small files of these partitions (as the log keys their
+   * values), with its own sizes; `predicate` is how the history shows them.
+   */
+  final case class AutoCompaction(partitions: Set[Map[String, String]], settings: OptimizeSettings, predicate: String)
+
+  /** `auto`: an auto compaction after a commit (plain bin-packing, also on clustered tables, recorded with auto = true). */
+  def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode,
+      auto: Option[AutoCompaction] = None): OptimizeMetrics = {
     val startTimeMs = System.currentTimeMillis()
-    val settings = OptimizeSettings.from(spark)
+    val settings = auto.map(_.settings).getOrElse(OptimizeSettings.from(spark))
     val log = TableLog.forPath(spark, tablePath.toString)
     val txn = OptimisticTransaction.start(spark, log)
     val snapshot = txn.readSnapshot.getOrElse(throw new NotADeltaTableException(tablePath.toString))
     TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     // A clustered table is clustered by its own columns (LiquidClustering); others as asked.
-    val clusterBy = LiquidClustering.clusterBy(snapshot, mode)
+    val clusterBy = if (auto.isDefined) None else LiquidClustering.clusterBy(snapshot, mode)
     val zOrderBy = clusterBy.getOrElse(mode match { case OptimizeMode.ZOrder(columns) => columns; case _ => Nil })
     validateZOrderColumns(snapshot, zOrderBy)
     val curve = if (clusterBy.isDefined) Curve.Hilbert else settings.zOrderCurve
@@ -45,6 +53,7 @@ object OptimizeExecutor {
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
+      .filter(a => auto.forall(_.partitions.contains(a.partitionValues)))
     val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
       else Set.empty[AddFile]
     val bins = clusterBy match {
@@ -92,7 +101,8 @@ object OptimizeExecutor {
       addedFileSizePercentiles = OptimizeMetrics.percentiles(added.map(_.size)))
     if (bins.nonEmpty) {
       txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
-        Operation.Optimize(partitionPredicate, mode, metrics.operationMetrics, clusterBy))
+        Operation.Optimize(partitionPredicate.orElse(auto.map(_.predicate).filter(_.nonEmpty)), mode,
+          metrics.operationMetrics, clusterBy, auto = auto.isDefined))
     }
     metrics
   }

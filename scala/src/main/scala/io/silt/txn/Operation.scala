@@ -178,7 +178,7 @@ object Operation {
   /** OPTIMIZE (compaction or ZORDER BY) or REORG PURGE of the partitions `predicate` selects. */
   /** `clusterBy`: the clustering columns of a clustered table that the OPTIMIZE clustered by. */
   final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long],
-      clusterBy: Option[Seq[String]] = None) extends Operation {
+      clusterBy: Option[Seq[String]] = None, auto: Boolean = false) extends Operation {
     def name: String = mode match {
       case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => "REORG"
       case _ => "OPTIMIZE"
@@ -190,8 +190,8 @@ object Operation {
       case OptimizeMode.Compaction | OptimizeMode.Full => Map("zOrderBy" -> Json.array(Nil))
     }) ++ (mode match {
       case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => Map.empty
-      // Delta Lake records these for every OPTIMIZE (auto: run by auto compaction, which Silt does not do).
-      case _ => Map("auto" -> "false", "clusterBy" -> Json.array(clusterBy.getOrElse(Nil)))
+      // Delta Lake records these for every OPTIMIZE (auto: run by auto compaction after a commit).
+      case _ => Map("auto" -> auto.toString, "clusterBy" -> Json.array(clusterBy.getOrElse(Nil)))
     }) ++ clusterBy.map(_ => Map("isFull" -> (mode == OptimizeMode.Full).toString)).getOrElse(Map.empty)
   }
 

@@ -1,0 +1,67 @@
+package io.silt.optimize
+
+import scala.util.control.NonFatal
+
+import io.silt.actions.{AddFile, CommitInfo}
+import io.silt.config.SiltSettings
+import io.silt.features.TableProperties
+import io.silt.log.{Snapshot, TableLog}
+import io.silt.txn.{OptimizeMode, PostCommitHook}
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Auto compaction (Delta Lake's `delta.autoOptimize.autoCompact`): after a commit that added files,
+ * the partitions it wrote to that now hold at least `minNumFiles` small files are compacted, in a
+ * commit of their own recorded as OPTIMIZE with `auto = true`. It runs on the committing thread, as
+ * Delta Lake's does. The user's commit stands whatever happens here: a compaction that fails or
+ * loses to a concurrent writer's commit is given up with a warning (the next commit tries again).
+ */
+final class AutoCompactHook extends PostCommitHook with Logging {
+  override def afterCommit(spark: SparkSession, log: TableLog, committed: => Snapshot): Unit = {
+    val snapshot = committed
+    val enabled = SiltSettings.AutoCompactEnabled.option(spark)
+      .orElse(TableProperties(snapshot.metadata.configuration).autoCompact).getOrElse(false)
+    if (!enabled) return
+    try {
+      val actions = log.readCommit(snapshot.version)
+      // A compaction's own commit (or OPTIMIZE's) leaves nothing for another.
+      val compacting = actions.exists {
+        case c: CommitInfo => c.operation.exists(op => op == "OPTIMIZE" || op == "REORG")
+        case _ => false
+      }
+      val written = actions.collect { case a: AddFile => a.partitionValues }.toSet
+      if (compacting || written.isEmpty) return
+      val settings = AutoCompactHook.settings(spark)
+      val minNumFiles = SiltSettings.AutoCompactMinNumFiles(spark)
+      val small = snapshot.files.filter(a => a.size < settings.minFileSize && written(a.partitionValues))
+      val chosen = small.groupBy(_.partitionValues).collect { case (p, files) if files.size >= minNumFiles => p }.toSet
+      if (chosen.isEmpty) return
+      val predicate = AutoCompactHook.describe(chosen)
+      OptimizeExecutor.run(spark, log.tablePath, None, OptimizeMode.Compaction,
+        Some(OptimizeExecutor.AutoCompaction(chosen, settings, predicate)))
+    } catch {
+      case NonFatal(e) =>
+        logWarning(s"Silt: version ${snapshot.version} of ${log.tablePath} is committed; its auto compaction did not " +
+          s"run to the end and is left for a later commit: $e")
+    }
+  }
+}
+
+object AutoCompactHook {
+  /** The sizes auto compaction works with: its own settings, not OPTIMIZE's. */
+  def settings(spark: SparkSession): OptimizeSettings = {
+    val max = SiltSettings.AutoCompactMaxFileSize(spark)
+    OptimizeSettings.from(spark).copy(maxFileSize = max,
+      minFileSize = SiltSettings.AutoCompactMinFileSize.option(spark).getOrElse(max / 2),
+      // as Delta Lake's: files are compacted for their size only, not for their deleted rows
+      maxDeletedRowsRatio = 1.0)
+  }
+
+  /** The chosen partitions as a predicate for the history (`p <=> '1' OR …`; `[]` on a table without partitions). */
+  def describe(partitions: Set[Map[String, String]]): String = partitions.toSeq.map { values =>
+    values.toSeq.sortBy(_._1).map { case (k, v) =>
+      s"`$k` <=> ${Option(v).map(s => "'" + s.replace("'", "\\'") + "'").getOrElse("NULL")}"
+    }.mkString(" AND ")
+  }.filter(_.nonEmpty).sorted.mkString(" OR ")
+}
