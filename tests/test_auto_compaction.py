@@ -107,3 +107,40 @@ def test_dml_and_streams_trigger_it_too(spark, tmp_path):
     finally:
         spark.conf.unset("spark.silt.autoCompact.minNumFiles")
     assert spark.read.format("delta").load(path).count() == 30 + 1 + 60
+
+
+def test_a_compaction_that_loses_to_a_concurrent_commit_gives_up_and_the_write_stands(spark, tmp_path):
+    """The compaction is held at its commit (CommitPause, armed for OPTIMIZE only) while another
+    writer deletes rows of the files it read; it then conflicts, is given up, and the user's append
+    that triggered it has committed and returned normally."""
+    import threading
+    path = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES (delta.autoOptimize.autoCompact = true)")
+    spark.conf.set("spark.silt.autoCompact.minNumFiles", "3")
+    pause = spark._jvm.io.silt.txn.CommitPause
+    try:
+        spark.sql("SELECT id FROM range(0, 20, 1, 2)").write.format("delta").mode("append").save(path)
+        pause.armFor(path, "OPTIMIZE")
+        outcome = {}
+
+        def append():
+            try:
+                spark.sql("SELECT id FROM range(20, 30, 1, 1)").write.format("delta").mode("append").save(path)
+                outcome["error"] = None
+            except Exception as e:  # noqa: BLE001 - the test inspects it
+                outcome["error"] = e
+
+        thread = threading.Thread(target=append)
+        thread.start()
+        try:
+            assert pause.awaitPaused(path, 120), "the auto compaction never reached its commit"
+            spark.sql(f"DELETE FROM delta.`{path}` WHERE id < 10")   # removes a file the compaction read
+        finally:
+            pause.release(path)
+            thread.join(300)
+        assert not thread.is_alive() and outcome["error"] is None
+    finally:
+        spark.conf.unset("spark.silt.autoCompact.minNumFiles")
+    ops = [(r.operation, r.operationParameters, r.operationMetrics) for r in history(spark, path)]
+    assert [o[0] for o in ops] == ["CREATE TABLE", "WRITE", "WRITE", "DELETE"], ops  # no OPTIMIZE committed
+    assert sorted(r.id for r in spark.read.format("delta").load(path).collect()) == list(range(10, 30))

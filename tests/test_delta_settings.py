@@ -43,7 +43,7 @@ def test_both_names_set_to_the_same_value_are_one_setting(spark, table, setting)
     assert "n" in spark.read.format("silt").load(table).columns
 
 
-@pytest.mark.parametrize("key, value", [("spark.databricks.delta.optimizeWrite.enabled", "true"),
+@pytest.mark.parametrize("key, value", [("spark.databricks.delta.optimize.repartition.enabled", "true"),
                                         ("spark.databricks.delta.stalenessLimit", "1h"),
                                         ("spark.databricks.io.skipping.bloomFilter.enabled", "true")])
 def test_a_delta_setting_silt_does_not_implement_is_refused_by_name(spark, table, setting, key, value):

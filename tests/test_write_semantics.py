@@ -256,7 +256,7 @@ def test_unknown_and_refused_options_name_themselves(spark, tmp_path):
     spark.range(3).write.format("silt").save(p)
     before = state(p)
     msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.range(1).write.format("silt")
-                      .mode("append").option("optimizeWrite", "true").save(p))
+                      .mode("append").option("optimizeWrite", "yes").save(p))
     assert "optimizeWrite" in msg
     msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.range(1).write.format("silt")
                       .mode("append").option("mergeSchemaa", "true").save(p))

@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.Path
  * the test releases it. Nothing is armed unless a test arms it.
  */
 object CommitPause {
-  private final class Pause(val afterCommit: Boolean) {
+  private final class Pause(val afterCommit: Boolean, val operation: Option[String] = None) {
     val reached = new CountDownLatch(1)
     val released = new CountDownLatch(1)
   }
@@ -24,6 +24,13 @@ object CommitPause {
 
   /** Pauses the next commit to the table at `tablePath`. */
   def arm(tablePath: String): Unit = armed.put(key(tablePath), new Pause(afterCommit = false))
+
+  /**
+   * Pauses the next commit of the operation named `operation` (as the history names it) to the table
+   * at `tablePath`, letting other commits by: a commit that follows another, such as auto compaction's.
+   */
+  def armFor(tablePath: String, operation: String): Unit =
+    armed.put(key(tablePath), new Pause(afterCommit = false, Some(operation)))
 
   /** Pauses the next commit to the table at `tablePath` once its commit file is written (a crash test's kill point). */
   def armAfterCommit(tablePath: String): Unit = armed.put(key(tablePath), new Pause(afterCommit = true))
@@ -46,15 +53,15 @@ object CommitPause {
   }
 
   /** Called by a transaction just before it commits. */
-  private[txn] def beforeCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = false)
+  private[txn] def beforeCommit(tablePath: Path, operation: String): Unit = pauseIf(tablePath, afterCommit = false, operation)
 
   /** Called by a transaction just after its commit file is written. */
-  private[txn] def afterCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = true)
+  private[txn] def afterCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = true, "")
 
-  private def pauseIf(tablePath: Path, afterCommit: Boolean): Unit = {
+  private def pauseIf(tablePath: Path, afterCommit: Boolean, operation: String): Unit = {
     val k = key(tablePath.toString)
     val p = armed.get(k)
-    if (p != null && p.afterCommit == afterCommit && armed.remove(k, p)) {
+    if (p != null && p.afterCommit == afterCommit && p.operation.forall(_ == operation) && armed.remove(k, p)) {
       paused.put(k, p)
       p.reached.countDown()
       p.released.await(MaxPauseSeconds, TimeUnit.SECONDS)

@@ -138,7 +138,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
     val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
     val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone)
-    CommitPause.beforeCommit(log.tablePath)
+    CommitPause.beforeCommit(log.tablePath, op.name)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     val backoffMs = SiltSettings.CommitRetryBackoffMs(spark)
     val stamped = TableProperties(metadata.configuration).inCommitTimestamps

@@ -30,9 +30,9 @@ object DataFileWriter {
    */
   def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
       options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true,
-      optimizeWrite: Boolean = false): Seq[AddFile] =
-    writeFiles(spark, tablePath, if (optimizeWrite) OptimizedWrite.shuffle(spark, data, metadata) else data, metadata,
-        options, enforceConstraints).map { case (f, stats) =>
+      optimizeWrite: Boolean = false): Seq[AddFile] = {
+    val added = writeFiles(spark, tablePath, if (optimizeWrite) OptimizedWrite.shuffle(spark, data, metadata) else data,
+        metadata, options, enforceConstraints).map { case (f, stats) =>
       AddFile(
         path = TablePaths.relativeEncoded(f.relativePath),
         partitionValues = f.partitionValues,
@@ -41,6 +41,15 @@ object DataFileWriter {
         dataChange = true,
         stats = stats)
     }
+    // Spark writes one file without rows when a job has none (a DELETE of a whole file's rows, a
+    // write of nothing): as in Delta Lake, it is no part of the table, and is deleted at once.
+    val (empty, rows) = added.partition(_.numPhysicalRecords.contains(0L))
+    if (empty.nonEmpty) {
+      val fs = tablePath.getFileSystem(TableFileSystem.hadoopConf(spark, tablePath))
+      empty.foreach(a => scala.util.Try(fs.delete(TablePaths.absolute(tablePath, a.path), false)))
+    }
+    rows
+  }
 
   /**
    * Writes `data` as Parquet files under `tablePath`/`folder` (the table's own files: no folder),
