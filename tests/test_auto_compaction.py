@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from test_interop import run_reference
+from test_interop import result_on_reference, result_on_silt
 
 # Appends of n one-task files, with the files the table holds after each (run on both engines).
 PROGRAM = """
@@ -42,17 +42,13 @@ def history(spark, path):
 
 
 def test_a_partition_reaching_min_num_files_small_files_is_compacted(spark, tmp_path):
-    scope = {"spark": spark, "root": str(tmp_path)}
-    exec(PROGRAM, scope)
-    assert scope["result"] == EXPECTED
+    assert result_on_silt(spark, PROGRAM, root=str(tmp_path)) == EXPECTED
 
 
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_compacts_the_same_appends(tmp_path):
-    [res] = run_reference([{"op": "api", "code": f"root = {str(tmp_path)!r}\n" + PROGRAM}])
-    assert res["ok"], res.get("error")
-    assert eval(res["result"]) == EXPECTED  # noqa: S307 - a repr the reference printed
+    assert result_on_reference(PROGRAM, root=str(tmp_path)) == EXPECTED
 
 
 @pytest.mark.smoke

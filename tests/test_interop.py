@@ -116,6 +116,23 @@ def run_reference(ops):
     return call(ops, CANON_PY, REFERENCE_TIMEOUT_S, env=python_env())
 
 
+def result_on_silt(spark, program, **names):
+    """The `result` a program (Python source written for Delta Lake's API) sets on Silt, run with
+    `spark`, Silt's `DeltaTable` and `names` defined."""
+    from silt.delta.tables import DeltaTable
+    scope = {"spark": spark, "DeltaTable": DeltaTable, **names}
+    exec(program, scope)
+    return scope["result"]
+
+
+def result_on_reference(program, **names):
+    """The `result` the same program sets on the reference Delta Lake (`names` given as literals)."""
+    prelude = "".join(f"{k} = {v!r}\n" for k, v in names.items())
+    [res] = run_reference([{"op": "api", "code": prelude + program}])
+    assert res["ok"], res.get("error")
+    return eval(res["result"])  # noqa: S307 - a repr the reference printed
+
+
 def log_actions(path, version):
     with open(os.path.join(str(path), "_delta_log", f"{version:020d}.json")) as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -5,7 +5,7 @@ property `delta.autoOptimize.optimizeWrite`, in that order."""
 import pytest
 
 from silt.errors import UnsupportedOptionException, reraise
-from test_interop import run_reference
+from test_interop import result_on_reference, result_on_silt
 
 SCATTERED = "SELECT id, id % 3 AS p FROM range(0, 3000, 1, 12)"  # 12 tasks, each with every partition
 
@@ -90,11 +90,8 @@ result = out
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_leaves_as_many_files(spark, tmp_path):
-    scope = {"spark": spark, "root": str(tmp_path / "silt")}
-    exec(PROGRAM, scope)
-    [res] = run_reference([{"op": "api", "code": f"root = {str(tmp_path / 'reference')!r}\n" + PROGRAM}])
-    assert res["ok"], res.get("error")
-    assert scope["result"] == eval(res["result"]) == [36, 3, 1, 3, 39]  # noqa: S307 - a repr the reference printed
+    assert result_on_silt(spark, PROGRAM, root=str(tmp_path / "silt")) == \
+        result_on_reference(PROGRAM, root=str(tmp_path / "reference")) == [36, 3, 1, 3, 39]
 
 
 def test_a_bad_value_is_refused_by_name(spark, tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 import silt
 from silt.delta.tables import DeltaTable
-from test_interop import run_reference
+from test_interop import result_on_reference, result_on_silt
 
 STUDENTS = """
 students = {path!r}
@@ -35,20 +35,6 @@ METRICS = sorted(["numOutputRows", "numRemovedBytes", "numOutputBytes", "numCopi
                   "numAddedChangeFiles", "numDeletedRows", "numRemovedFiles"])
 
 
-def on_silt(spark, code):
-    """A program's `result` on Silt."""
-    scope = {"spark": spark, "DeltaTable": DeltaTable}
-    exec(code, scope)
-    return scope["result"]
-
-
-def on_reference(code):
-    """A program's `result` on the reference Delta Lake."""
-    [res] = run_reference([{"op": "api", "code": code}])
-    assert res["ok"], res.get("error")
-    return eval(res["result"])  # noqa: S307 - a repr the reference printed
-
-
 def check_students(result):
     using, on, using_history, on_history = result
     assert using == REPLACED_USING and on == REPLACED_ON
@@ -58,7 +44,7 @@ def check_students(result):
 
 @pytest.mark.parametrize("dvs", ["true", "false"])
 def test_the_rows_matching_the_data_are_replaced_in_one_write(spark, tmp_path, dvs):
-    check_students(on_silt(spark, STUDENTS.format(path=str(tmp_path / f"students_{dvs}"), dvs=dvs)))
+    check_students(result_on_silt(spark, STUDENTS.format(path=str(tmp_path / f"students_{dvs}"), dvs=dvs)))
 
 
 def test_the_metrics_count_the_rows(spark, tmp_path):
@@ -133,7 +119,7 @@ def test_a_column_the_table_lacks_or_a_missing_table_is_refused(spark, tmp_path)
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_replaces_the_same_rows(tmp_path):
-    check_students(on_reference(STUDENTS.format(path=str(tmp_path / "ref"), dvs="true")))
+    check_students(result_on_reference(STUDENTS.format(path=str(tmp_path / "ref"), dvs="true")))
 
 
 # replaceWhere on data columns: the rows matching the predicate replaced one by one (the batch
@@ -158,7 +144,7 @@ WHERE_HISTORY = ("WRITE", {"mode": "Overwrite", "partitionBy": "[]",
 @pytest.mark.parametrize("dvs", ["true", "false"])
 def test_replacewhere_on_data_columns_replaces_the_matching_rows(spark, tmp_path, dvs):
     # 1 and 3 matched (2 ends in February, 4 starts there)
-    assert on_silt(spark, REPLACE_WHERE.format(path=str(tmp_path / "events"), dvs=dvs)) == ([2, 4, 5], WHERE_HISTORY)
+    assert result_on_silt(spark, REPLACE_WHERE.format(path=str(tmp_path / "events"), dvs=dvs)) == ([2, 4, 5], WHERE_HISTORY)
 
 
 def test_replacewhere_checks_the_data_and_deletes_even_without_rows(spark, tmp_path):
@@ -200,7 +186,7 @@ def test_replacewhere_on_partition_columns_only_when_data_columns_are_off(spark,
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_replaces_where_the_same_rows(tmp_path):
-    assert on_reference(REPLACE_WHERE.format(path=str(tmp_path / "ref"), dvs="false")) == ([2, 4, 5], WHERE_HISTORY)
+    assert result_on_reference(REPLACE_WHERE.format(path=str(tmp_path / "ref"), dvs="false")) == ([2, 4, 5], WHERE_HISTORY)
 
 
 # What the history says of writes, as the reference records it: the writer's partitionBy (none
@@ -224,14 +210,14 @@ WRITES_HISTORY = [
 
 def test_writes_are_recorded_as_the_reference_records_them(spark, tmp_path):
     silt_history = [(v, op, params, [m for m in metrics if m in METRICS + OVERWRITE_METRICS])
-                    for v, op, params, metrics in on_silt(spark, WRITES.format(path=str(tmp_path / "t")))]  # may record more
+                    for v, op, params, metrics in result_on_silt(spark, WRITES.format(path=str(tmp_path / "t")))]  # may record more
     assert silt_history == WRITES_HISTORY
 
 
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_records_writes_so(tmp_path):
-    assert on_reference(WRITES.format(path=str(tmp_path / "ref"))) == WRITES_HISTORY
+    assert result_on_reference(WRITES.format(path=str(tmp_path / "ref"))) == WRITES_HISTORY
 
 
 @pytest.mark.parametrize("option, value", [("txnAppId", "job"), ("maxRecordsPerFile", "1"), ("dataChange", "false"),

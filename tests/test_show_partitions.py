@@ -4,7 +4,7 @@ Lake's classes. The same program runs on the reference Delta Lake (second tier).
 import pytest
 
 from silt.errors import InvalidTableOperationException, reraise
-from test_interop import run_reference
+from test_interop import result_on_reference, result_on_silt
 
 PROGRAM = """
 spark.sql(f"DROP TABLE IF EXISTS ev")
@@ -34,17 +34,13 @@ EXPECTED = [
 
 @pytest.mark.smoke
 def test_show_partitions_lists_the_partitions_with_live_files(spark, tmp_path):
-    scope = {"spark": spark, "root": str(tmp_path)}
-    exec(PROGRAM, scope)
-    assert scope["result"] == EXPECTED
+    assert result_on_silt(spark, PROGRAM, root=str(tmp_path)) == EXPECTED
 
 
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_shows_the_same_partitions(tmp_path):
-    [res] = run_reference([{"op": "api", "code": f"root = {str(tmp_path)!r}\n" + PROGRAM}])
-    assert res["ok"], res.get("error")
-    assert eval(res["result"]) == EXPECTED  # noqa: S307 - a repr the reference printed
+    assert result_on_reference(PROGRAM, root=str(tmp_path)) == EXPECTED
 
 
 def test_show_partitions_refuses_what_delta_lake_refuses(spark, tmp_path):

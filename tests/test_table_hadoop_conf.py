@@ -9,7 +9,7 @@ import pytest
 
 import silt
 from silt.delta.tables import DeltaTable
-from test_interop import run_reference
+from test_interop import result_on_reference
 
 SETUP = """
 import os
@@ -59,10 +59,7 @@ def test_settings_given_with_the_table_reach_its_log_and_files(spark, tmp_path):
 @pytest.mark.reference
 @pytest.mark.full  # second tier: runs the reference Delta Lake
 def test_the_reference_gives_the_same_rows(tmp_path):
-    [res] = run_reference([{"op": "api", "code": program(tmp_path)}])
-    assert res["ok"], res.get("error")
-    n, rows, local, history = eval(res["result"])  # noqa: S307 - a repr the reference printed
-    assert (n, rows, local, history) == EXPECTED
+    assert result_on_reference(program(tmp_path)) == EXPECTED
 
 
 def test_other_keys_and_other_places_are_refused_by_name(spark, tmp_path):
