@@ -137,7 +137,8 @@ object SiltSettings {
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled, AutoCompactMinNumFiles, AutoCompactMaxFileSize,
-    AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck,
+    AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar,
+    VacuumRetentionCheck,
     VacuumLogging, AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
     ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
     DeltaNamesEnabled)

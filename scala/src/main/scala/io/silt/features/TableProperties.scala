@@ -110,7 +110,8 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, optimizeWrite, autoCompact, appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
+    Seq[Any](deletionVectorsEnabled, optimizeWrite, autoCompact,
+      appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
       inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
       isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, truncateHistoryRetentionMs, columnMappingMode)
     if (rowTracking && rowTrackingSuspended) {

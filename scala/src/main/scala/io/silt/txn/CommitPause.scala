@@ -53,7 +53,8 @@ object CommitPause {
   }
 
   /** Called by a transaction just before it commits. */
-  private[txn] def beforeCommit(tablePath: Path, operation: String): Unit = pauseIf(tablePath, afterCommit = false, operation)
+  private[txn] def beforeCommit(tablePath: Path, operation: String): Unit =
+    pauseIf(tablePath, afterCommit = false, operation)
 
   /** Called by a transaction just after its commit file is written. */
   private[txn] def afterCommit(tablePath: Path): Unit = pauseIf(tablePath, afterCommit = true, "")

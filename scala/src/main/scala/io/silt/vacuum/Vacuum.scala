@@ -60,7 +60,9 @@ object Vacuum {
         val fs = tablePath.getFileSystem(log.hadoopConf)
         val root = fs.makeQualified(tablePath)
         val files = inventory match {
-          case Some(df) => Inventory.filesUnder(df, root).collect { case (relative, f) if wanted(relative.split('/'), isDir = false) => f }
+          case Some(df) => Inventory.filesUnder(df, root).collect {
+            case (relative, f) if wanted(relative.split('/'), isDir = false) => f
+          }
           case None => listTableFiles(fs, root).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
         }
         val candidates = files.filter(f => !keep.contains(key(f.path)) && f.modificationTime < cutoff)
@@ -110,7 +112,8 @@ object Vacuum {
    */
   private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
-    def wanted(st: FileStatus): Boolean = Vacuum.wanted(st.getPath.toUri.getPath.stripPrefix(rootPath).split('/'), st.isDirectory)
+    def wanted(st: FileStatus): Boolean =
+      Vacuum.wanted(st.getPath.toUri.getPath.stripPrefix(rootPath).split('/'), st.isDirectory)
     val out = ArrayBuffer.empty[FileStatus]
     if (fs.getScheme == "file") {
       val folders = scala.collection.mutable.Queue(root)
