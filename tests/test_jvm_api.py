@@ -84,5 +84,8 @@ def test_the_same_job_prints_the_same_lines_on_the_reference(tmp_path):
     out = submit(ON_DELTA, tmp_path, DELTA_PACKAGE, {
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        # as the reference server runs it (tests/interop/reference_delta.py): its default, 50 tasks
+        # for each snapshot's state, makes every statement several seconds on 2 cores
+        "spark.databricks.delta.snapshotPartitions": "2",
     })
     assert out == EXPECTED
