@@ -82,6 +82,7 @@ def test_only_the_partitions_written_to_and_recorded_as_delta_records_it(spark, 
                           + [(i, 1) for i in range(20, 30)] * 3)
 
 
+@pytest.mark.full  # second tier: a stream and DML (make test keeps the partitioned and concurrent cases)
 def test_dml_and_streams_trigger_it_too(spark, tmp_path):
     path = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING delta TBLPROPERTIES (delta.autoOptimize.autoCompact = true)")

@@ -53,6 +53,7 @@ def test_the_session_setting_and_the_table_property_and_which_wins(spark, tmp_pa
     assert len(rows(spark, path)) == 5 * 3000
 
 
+@pytest.mark.full  # second tier (make test keeps the option and precedence cases)
 def test_dml_rewrites_optimize_too(spark, tmp_path):
     path = str(tmp_path / "t")
     spark.sql(SCATTERED).write.format("delta").partitionBy("p").save(path)

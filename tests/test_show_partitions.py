@@ -54,3 +54,5 @@ def test_show_partitions_refuses_what_delta_lake_refuses(spark, tmp_path):
         reraise(lambda: spark.sql(f"SHOW PARTITIONS delta.`{parted}` PARTITION (id = 1)").collect())
     assert (e.value.getCondition(), e.value.getSqlState()) == ("DELTA_SHOW_PARTITION_IN_NON_PARTITIONED_COLUMN", "42P10")
     assert [r.p for r in spark.sql(f"SHOW PARTITIONS delta.`{parted}` PARTITION (p = 1)").collect()] == [1]
+    with pytest.raises(InvalidTableOperationException, match="p = 'x'"):
+        reraise(lambda: spark.sql(f"SHOW PARTITIONS delta.`{parted}` PARTITION (p = 'x')").collect())

@@ -31,7 +31,12 @@ final case class ShowPartitionsCommand(table: SiltTableV2, spec: Map[String, Str
       s"columns: ${partitionSchema.fieldNames.mkString(", ")})", errorClass = ErrorClass.ShowPartitionsOfDataColumn)
     val tz = spark.sessionState.conf.sessionLocalTimeZone
     val wanted = partitionSchema.fields.toSeq.zipWithIndex.flatMap { case (f, i) =>
-      spec.collectFirst { case (k, v) if k.equalsIgnoreCase(f.name) => i -> PartitionValues.parse(v, f.dataType, tz) }
+      spec.collectFirst { case (k, v) if k.equalsIgnoreCase(f.name) =>
+        i -> (try PartitionValues.parse(v, f.dataType, tz) catch {
+          case e: IllegalArgumentException => throw new InvalidTableOperationException(
+            s"SHOW PARTITIONS of ${table.name()}: ${f.name} = '$v': ${e.getMessage}", e)
+        })
+      }
     }
     val rows = table.snapshot.files.map(a => PartitionValues.rowOf(a, partitionSchema, tz)).distinct
       .filter(r => wanted.forall { case (i, v) => !r.isNullAt(i) && r.get(i, partitionSchema(i).dataType) == v })
