@@ -55,9 +55,7 @@ final case class AddFile(
     defaultRowCommitVersion: Option[Long] = None,
     clusteringProvider: Option[String] = None) extends Action {
   /** Rows in the data file: its statistics' numRecords, parsed once; None without statistics. */
-  lazy val numPhysicalRecords: Option[Long] = stats.flatMap(s =>
-    try Option(ActionCodec.mapper.readTree(s)).flatMap(n => Option(n.get("numRecords"))).filter(_.isNumber).map(_.asLong)
-    catch { case _: Exception => None })
+  lazy val numPhysicalRecords: Option[Long] = stats.flatMap(AddFile.numRecordsOf)
 
   /** Rows its deletion vector deletes. */
   def numDeletedRecords: Long = deletionVector.map(_.cardinality).getOrElse(0L)
@@ -74,6 +72,13 @@ final case class AddFile(
   def remove(timestamp: Long, dataChange: Boolean = true): RemoveFile =
     RemoveFile(path, Some(timestamp), dataChange, Some(true), partitionValues, Some(size), stats,
       tags, deletionVector, baseRowId, defaultRowCommitVersion)
+}
+
+object AddFile {
+  /** The numRecords of a file's statistics, when they hold it. */
+  def numRecordsOf(stats: String): Option[Long] =
+    try Option(ActionCodec.mapper.readTree(stats)).flatMap(n => Option(n.get("numRecords"))).filter(_.isNumber).map(_.asLong)
+    catch { case _: Exception => None }
 }
 
 /** A tombstone: the file (with that deletion vector) is no longer part of the table. */

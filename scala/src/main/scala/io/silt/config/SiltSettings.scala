@@ -48,6 +48,11 @@ object SiltSettings {
   val ZOrderCurve: Setting[String] = Setting.oneOf("spark.silt.optimize.zorder.curve", "zorder", Seq("zorder", "hilbert"),
     "the curve OPTIMIZE … ZORDER BY orders rows along (clustered tables use hilbert)")
 
+  val RowLevelConcurrency: Setting[Boolean] = Setting.boolean("spark.silt.rowLevelConcurrency.enabled", default = true,
+    "a DELETE, UPDATE or MERGE with deletion vectors that loses a race to a commit which deleted other rows of " +
+      "the same files commits on top of it (the deletion vectors united) instead of failing; a row both change " +
+      "still conflicts")
+
   val OptimizeWriteEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.optimizeWrite.enabled",
     "(the table's)", "shuffle written rows by partition into files near the bin size (a write's option " +
       "optimizeWrite wins; unset, the table property delta.autoOptimize.optimizeWrite says)")
@@ -134,7 +139,7 @@ object SiltSettings {
     "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
       "when delta-spark is not on the classpath")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, LogStoreImpl, OptimizeMaxFileSize,
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency, LogStoreImpl, OptimizeMaxFileSize,
     OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
     OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled, AutoCompactMinNumFiles, AutoCompactMaxFileSize,
     AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar,

@@ -47,7 +47,8 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
         preimage))
     }
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
-      mayWriteRows = false, m => Operation.Delete(condition.map(_.sql), m.deleteMetrics), rowsByFile = unsplit)
+      mayWriteRows = false, m => Operation.Delete(condition.map(_.sql), m.deleteMetrics), onlyMarkedRows = true,
+      rowsByFile = unsplit)
     Seq(Row(metrics.deleted))
   }
 }

@@ -79,6 +79,9 @@ final case class MergeCommand(
     private val columns = t.relation.output
     private val sourceId = src.output.last
     private val useDvs = DeletionVectors.enabled(t.snapshot)
+    // A matched target row that no clause changes still decides that its source rows insert nothing: the
+    // MERGE then depends on more rows than it marks.
+    private val onlyMarkedRows = notMatched.isEmpty || matched.lastOption.exists(_.condition.isEmpty)
     // Several source rows may match one target row when nothing but inserts follow from matches,
     // or when the only thing a match does is delete the row.
     private val duplicatesAllowed = matched match {
@@ -108,7 +111,7 @@ final case class MergeCommand(
         if (notMatchedBySource.nonEmpty) {
           // A target row with no match may change too: every candidate file is read again.
           RowLevelWriter.commit(spark, txn, t.snapshot, candidates, files => (withoutSource(files, matches) +: inserts.toSeq)
-            .reduce(_ unionByName _), mayWriteRows = true, operation)
+            .reduce(_ unionByName _), mayWriteRows = true, operation, onlyMarkedRows)
         } else {
           val counts = summary.counts.copy(inserted = inserts.map(_.count()).getOrElse(0L))
           if (useDvs) {
@@ -117,7 +120,7 @@ final case class MergeCommand(
             val changed = matches.where(isAction(RowChange.Update, RowChange.Delete)).drop(SourceIdColumn)
             val feed = (once(changed, summary.rowsMatchedTwice) +: inserts.toSeq).reduce(_ unionByName _)
             RowLevelWriter.commitWithDeletionVectors(spark, txn, t.snapshot, candidates,
-              if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation,
+              if (summary.rowsMatchedTwice) marked.distinct() else marked, Some(newRows), Some(counts), operation, onlyMarkedRows,
               changes = Some(feed), startedNs = startedNs)
           } else {
             val touched = RowLevelWriter.filesAt(t.snapshot, candidates, summary.touchedPaths.toSeq)

@@ -92,11 +92,13 @@ object RowLevelWriter {
    * files alone to write them.
    *
    * `rowsByFile`: each task of the plan holds all the changed rows of the files it holds (see
-   * [[RowDeletion]]); `operation`: the operation committed, given its metrics.
+   * [[RowDeletion]]); `operation`: the operation committed, given its metrics; `onlyMarkedRows`: the
+   * command depends on no row of the files it reads but those it changes (see
+   * [[OptimisticTransaction.readOnlyMarkedRows]]).
    */
   def commit(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       changesOver: Seq[AddFile] => DataFrame, mayWriteRows: Boolean, operation: RowLevelMetrics => Operation,
-      rowsByFile: Boolean = false): RowLevelMetrics = {
+      onlyMarkedRows: Boolean, rowsByFile: Boolean = false): RowLevelMetrics = {
     val startedNs = System.nanoTime()
     val feed = ChangeDataFeed.enabled(snapshot.metadata)
     if (DeletionVectors.enabled(snapshot)) {
@@ -108,7 +110,7 @@ object RowLevelWriter {
         val marked = cached.where(actionIn(RowChange.Update, RowChange.Delete))
           .select(RowChanges.PathColumn, RowChanges.RowIndexColumn)
         val newRows = if (mayWriteRows) Some(cached.where(actionIn(RowChange.Update, RowChange.Insert))) else None
-        commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, rowsByFile,
+        commitWithDeletionVectors(spark, txn, snapshot, candidates, marked, newRows, counts, operation, onlyMarkedRows, rowsByFile,
           changes = Some(cached).filter(_ => feed), startedNs = startedNs)
       } finally if (persist) cached.unpersist()
     } else {
@@ -134,12 +136,13 @@ object RowLevelWriter {
    * columns, and maybe others) to new files. `counts`: the rows updated, deleted and inserted, when
    * known; else the deleted rows are those marked. `changes`: the row-change plan's rows whose
    * changes the change data feed records, when the table has it on. `startedNs`: when the statement
-   * began finding its rows (System.nanoTime).
+   * began finding its rows (System.nanoTime). `onlyMarkedRows`: as for [[commit]].
    */
   def commitWithDeletionVectors(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, candidates: Seq[AddFile],
       marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
-      operation: RowLevelMetrics => Operation, rowsByFile: Boolean = false,
+      operation: RowLevelMetrics => Operation, onlyMarkedRows: Boolean, rowsByFile: Boolean = false,
       changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics = {
+    if (onlyMarkedRows) txn.readOnlyMarkedRows()
     val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)

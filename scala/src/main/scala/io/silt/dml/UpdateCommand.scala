@@ -42,7 +42,7 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
       SparkInternals.dataFrame(spark, changes)
     }
     val metrics = RowLevelWriter.commit(spark, txn, t.snapshot, candidates, changesOver,
-      mayWriteRows = true, m => Operation.Update(condition.map(_.sql), m.updateMetrics))
+      mayWriteRows = true, m => Operation.Update(condition.map(_.sql), m.updateMetrics), onlyMarkedRows = true)
     Seq(Row(metrics.updated))
   }
 }

@@ -46,6 +46,21 @@ final class RoaringBitmapArray private (private val buckets: mutable.TreeMap[Int
     new RoaringBitmapArray(merged)
   }
 
+  /** A new bitmap with the rows of this one that `other` lacks. */
+  def andNot(other: RoaringBitmapArray): RoaringBitmapArray = combine(other, RoaringBitmap.andNot)
+
+  /** A new bitmap with the rows in both. */
+  def intersect(other: RoaringBitmapArray): RoaringBitmapArray = combine(other, RoaringBitmap.and)
+
+  /** Whether every row of `other` is in this one. */
+  def containsAll(other: RoaringBitmapArray): Boolean = other.andNot(this).isEmpty
+
+  private def combine(other: RoaringBitmapArray, op: (RoaringBitmap, RoaringBitmap) => RoaringBitmap) = {
+    val out = mutable.TreeMap.empty[Int, RoaringBitmap]
+    buckets.foreach { case (k, b) => out(k) = op(b, other.buckets.getOrElse(k, new RoaringBitmap())) }
+    new RoaringBitmapArray(out)
+  }
+
   def toArray: Array[Long] =
     buckets.iterator.flatMap { case (k, b) => b.toArray.iterator.map(v => (k.toLong << 32) | (v & 0xffffffffL)) }.toArray
 
@@ -78,6 +93,20 @@ object RoaringBitmapArray {
     val b = new RoaringBitmapArray()
     b.addAll(rows)
     b
+  }
+
+  /** The rows 0 until `n`: every row of a file of `n` rows. */
+  def allBelow(n: Long): RoaringBitmapArray = {
+    val buckets = mutable.TreeMap.empty[Int, RoaringBitmap]
+    var start = 0L
+    while (start < n) {
+      val end = math.min(n, ((start >>> 32) + 1) << 32)
+      val b = new RoaringBitmap()
+      b.add(start & 0xffffffffL, if ((end & 0xffffffffL) == 0) 0x100000000L else end & 0xffffffffL)
+      buckets((start >>> 32).toInt) = b
+      start = end
+    }
+    new RoaringBitmapArray(buckets)
   }
 
   /** Parses the bytes of a bitmap; a wrong magic or a truncated body is an IllegalArgumentException. */

@@ -4,6 +4,7 @@ import io.silt.errors._
 import io.silt.actions._
 import io.silt.features._
 import io.silt.log._
+import io.silt.dv.DeletionVectorReader
 import io.silt.partition.PartitionPredicates
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, PredicateHelper}
@@ -16,6 +17,13 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
  * deletion vector), files removed twice. Blind appends only conflict with protocol and metadata
  * changes. Which added files count depends on the isolation `level`: under Serializable all that
  * change data, under WriteSerializable none of a blind append's, under SnapshotIsolation none.
+ *
+ * A file a concurrent commit kept with more rows deleted (a deletion vector grown by DELETE, UPDATE
+ * or MERGE) adds no rows. To a transaction that depends only on the rows it marks
+ * (`readSet.onlyMarkedRows`), a concurrent change to a file it read is no conflict unless it marks
+ * rows of that file too; then, if the concurrent commit only deleted other rows of it, the check
+ * answers the file as that commit kept it, to be rebased on (row-level concurrency); a row deleted
+ * by both still conflicts.
  */
 final class ConflictChecker(
     readSnapshot: Snapshot,
@@ -24,11 +32,16 @@ final class ConflictChecker(
     ownTxnIds: Set[String],
     ownDomains: Set[String],
     level: IsolationLevel,
-    timeZone: String) extends PredicateHelper {
+    timeZone: String,
+    dvs: DeletionVectorReader) extends PredicateHelper {
   private lazy val tablePath = readSnapshot.tablePath
   private lazy val partitionColumns = readSnapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
 
-  def check(winningVersion: Long, winning: Seq[Action]): Unit = {
+  /**
+   * Fails with Delta's exception if the `winning` commit conflicts; else answers, by canonical path,
+   * the files of `marked` the winner kept with other rows deleted, to rebase on.
+   */
+  def check(winningVersion: Long, winning: Seq[Action], marked: Option[MarkedRows] = None): Map[String, AddFile] = {
     val operation = winning.collectFirst { case c: CommitInfo => Option(c.json.get("operation")).map(_.asText) }.flatten
     def conflict[E <: ConcurrentModificationException](make: String => E, what: String): Nothing = throw make(
       s"a concurrent ${operation.getOrElse("commit")} (version $winningVersion) of $tablePath $what; this transaction " +
@@ -45,11 +58,17 @@ final class ConflictChecker(
       case _ =>
     }
     val winnerBlindAppend = winning.collectFirst { case c: CommitInfo => c.isBlindAppend }.flatten.getOrElse(false)
-    val added = level match {
-      case _ if readSet.validatesRows => winning.collect { case a: AddFile if a.dataChange => a }
+    val removes = winning.collect { case r: RemoveFile => TablePaths.canonical(tablePath, r.path) -> r }.toMap
+    val removedRead = if (readSet.wholeTable) removes.keySet else removes.keySet.intersect(readSet.files)
+    val rows = marked.filter(_ => readSet.onlyMarkedRows).map(new RowLevel(_, winning, removes, removedRead))
+    // To a row-level transaction, a file given back with more rows deleted adds none (unless it conflicts
+    // at row level); otherwise, as in Delta, a file added back with a new deletion vector counts as added.
+    def addedRows = winning.view.collect { case a: AddFile if a.dataChange => a }.filterNot(a => rows.exists(_.addsNoRows(a)))
+    val added: Iterable[AddFile] = level match {
+      case _ if readSet.validatesRows => addedRows
       case IsolationLevel.SnapshotIsolation => Nil
       case IsolationLevel.WriteSerializable if winnerBlindAppend => Nil
-      case _ => winning.collect { case a: AddFile if a.dataChange => a }
+      case _ => addedRows
     }
     def appended(a: AddFile, read: String) = conflict(new ConcurrentAppendException(_),
       s"added ${a.path}${partitionOf(a)}, which may hold rows this transaction read ($read)")
@@ -62,14 +81,54 @@ final class ConflictChecker(
       added.find(matches).foreach(appended(_, "partitions where " + readSet.partitionPredicates.map(unqualified).mkString(" AND ")))
     }
     for ((p, mayHoldRows) <- rowMatchers; a <- added.find(mayHoldRows)) appended(a, s"rows where ${unqualified(p)}")
-    val removed = winning.collect { case r: RemoveFile => TablePaths.canonical(tablePath, r.path) }.toSet
-    val removedRead = if (readSet.wholeTable) removed else removed.intersect(readSet.files)
-    if (removedRead.nonEmpty) conflict(new ConcurrentDeleteReadException(_),
-      s"removed (or gave a new deletion vector to) files this transaction read: ${removedRead.take(3).mkString(", ")}")
-    val removedOurs = removed.intersect(ownRemoves)
+    rows.flatMap(_.conflicts.headOption).foreach { case (_, why) => conflict(new ConcurrentDeleteReadException(_), why) }
+    val rebases = rows.map(_.rebases).getOrElse(Map.empty)
+    val unsettled = rows.fold(removedRead)(r => removedRead -- r.settled)
+    if (unsettled.nonEmpty) conflict(new ConcurrentDeleteReadException(_),
+      s"removed (or gave a new deletion vector to) files this transaction read: ${unsettled.toSeq.sorted.take(3).mkString(", ")}")
+    val removedOurs = removes.keySet.intersect(ownRemoves) -- rebases.keySet
     if (removedOurs.nonEmpty) conflict(new ConcurrentDeleteDeleteException(_),
       s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
+    rebases
   }
+
+  /**
+   * What the winner's change to each file read means to a transaction that depends only on the rows
+   * it marks (by canonical path): no conflict for a file it marks no row of; a rebase onto a file it
+   * marks rows of that the winner only deleted other rows of; a conflict otherwise.
+   */
+  private final class RowLevel(marked: MarkedRows, winning: Seq[Action], removes: Map[String, RemoveFile],
+      removedRead: Set[String]) {
+    private val kept = winning.collect { case a: AddFile if a.dataChange => TablePaths.canonical(tablePath, a.path) -> a }
+      .filter { case (p, _) => removedRead(p) }.toMap
+    private val verdicts: Map[String, Either[String, Option[AddFile]]] = removedRead.toSeq.sorted.map { p =>
+      p -> (if (!marked.marks(p)) Right(None) else kept.get(p) match {
+        case Some(theirs) if removes(p).deletionVector == marked.base(p).deletionVector && onlyDeletesRows(removes(p), theirs) =>
+          val both = dvs.rows(theirs.path, theirs.deletionVector).andNot(dvs.rows(p, removes(p).deletionVector))
+            .intersect(marked.rowsOf(p))
+          if (both.isEmpty) Right(Some(theirs))
+          else Left(s"deleted or changed ${both.cardinality} row(s) of $p that this transaction also changes " +
+            s"(row indexes ${both.toArray.take(5).mkString(", ")})")
+        case _ => Left(s"rewrote or removed $p, whose rows this transaction changes")
+      })
+    }.toMap
+
+    /** Files read that the winner's change does not conflict with. */
+    val settled: Set[String] = verdicts.collect { case (p, Right(_)) => p }.toSet
+    /** Whether the winner's `a` gives back a file with more rows deleted, and no row this transaction changes. */
+    def addsNoRows(a: AddFile): Boolean = known.getOrElseUpdate(a, {
+      val p = TablePaths.canonical(tablePath, a.path)
+      !verdicts.get(p).exists(_.isLeft) && removes.get(p).exists(onlyDeletesRows(_, a))
+    })
+    private val known = scala.collection.mutable.Map.empty[AddFile, Boolean]
+    val rebases: Map[String, AddFile] = verdicts.collect { case (p, Right(Some(theirs))) => p -> theirs }
+    val conflicts: Seq[(String, String)] = verdicts.toSeq.sortBy(_._1).collect { case (p, Left(why)) => p -> why }
+  }
+
+  /** Whether an add of the file `r` removes only deletes more of its rows (its deletion vector grows). */
+  private def onlyDeletesRows(r: RemoveFile, a: AddFile): Boolean = a.deletionVector.isDefined && (
+    r.deletionVector.isEmpty || r.deletionVector == a.deletionVector ||
+      dvs.rows(a.path, a.deletionVector).containsAll(dvs.rows(r.path, r.deletionVector)))
 
   private lazy val parseStats = FileStats.parserFor(readSnapshot.metadata)
 

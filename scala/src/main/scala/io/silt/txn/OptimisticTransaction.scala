@@ -3,6 +3,7 @@ package io.silt.txn
 import java.util.UUID
 
 import io.silt.config.{SiltSettings, SiltVersion}
+import io.silt.dv.DeletionVectorFiles
 import io.silt.errors.{ConcurrentModificationException, ManifestWithDeletionVectorsException}
 import io.silt.actions._
 import io.silt.features._
@@ -102,6 +103,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   def readRows(condition: Option[Expression]): Unit =
     readSet = readSet.copy(predicates = readSet.predicates :+ condition.getOrElse(Literal.TrueLiteral))
 
+  /**
+   * Records that of the files read, this transaction depends on exactly the rows it marks deleted in
+   * their deletion vectors (and those it adds): with `spark.silt.rowLevelConcurrency.enabled`, a
+   * concurrent commit that deleted other rows of them is rebased on instead of failing this one.
+   */
+  def readOnlyMarkedRows(): Unit =
+    if (SiltSettings.RowLevelConcurrency(spark)) readSet = readSet.copy(onlyMarkedRows = true)
+
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
   def readFiles(files: Seq[AddFile]): Unit =
     readSet = readSet.copy(files = readSet.files ++ files.map(a => TablePaths.canonical(log.tablePath, a.path)))
@@ -129,7 +138,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       case _: RemoveFile => false
       case _ => true
     }
-    val body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
+    var body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
     // A commit that changes no data (OPTIMIZE, REORG) only needs what it read to still be there.
     val changesData = metadataChanged || actions.exists {
       case a: AddFile => a.dataChange
@@ -137,7 +146,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       case _ => false
     }
     val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
-    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone)
+    val dvFiles = DeletionVectorFiles(spark, log.tablePath)
+    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone, dvFiles)
+    lazy val marked = new MarkedRows(log.tablePath, actions, dvFiles)
     CommitPause.beforeCommit(log.tablePath, op.name)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     val backoffMs = SiltSettings.CommitRetryBackoffMs(spark)
@@ -178,7 +189,11 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
           s"$attempt attempts (${SiltSettings.CommitMaxAttempts.key}); nothing was committed")
       }
       val winning = log.readCommit(version)
-      checker.check(version, winning)
+      val rebases = checker.check(version, winning, Some(marked).filter(_ => readSet.onlyMarkedRows))
+      if (rebases.nonEmpty) {
+        marked.rebase(rebases, dvFiles, System.currentTimeMillis())
+        body = newProtocol.toSeq ++ newMetadata.toSeq ++ marked.applyTo(actions)
+      }
       RowTracking.highWaterMark(winning.collect { case d: DomainMetadata => d }).foreach(m => rowIdMark = Some(m))
       OptimisticTransaction.backoff(backoffMs, attempt)
       version += 1

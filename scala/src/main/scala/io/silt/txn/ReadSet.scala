@@ -8,6 +8,9 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * read (each the condition of one read, on partition and data columns: a concurrent file that may
  * hold a matching row conflicts); an empty read set is a blind append. `partitionValues`: whole
  * partitions read by their exact values (a dynamic partition overwrite), keys lower-cased.
+ * `onlyMarkedRows`: of the files read, the transaction depends on exactly the rows it marks deleted
+ * (a DELETE, UPDATE or MERGE with deletion vectors), so that a concurrent change to other rows of
+ * those files is no conflict.
  */
 final case class ReadSet(
     wholeTable: Boolean = false,
@@ -15,7 +18,8 @@ final case class ReadSet(
     files: Set[String] = Set.empty,
     partitionValues: Set[Map[String, String]] = Set.empty,
     predicates: Seq[Expression] = Nil,
-    validatesRows: Boolean = false) {
+    validatesRows: Boolean = false,
+    onlyMarkedRows: Boolean = false) {
 
   def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty &&
     predicates.isEmpty
