@@ -14,6 +14,11 @@ operation. Delta's documented table (https://docs.delta.io/latest/concurrency-co
   OPTIMIZE       cannot conflict   can conflict                    can conflict
 
 "Can conflict" means: exactly when both touch the same partition here.
+
+The row-level cells (test_other_rows_of_the_same_files): both touch partition day = 1, the paused
+operation its ids below 30, the winner its ids from 30 on, rows that share the partition's files.
+With deletion vectors, DML against DML or an INSERT of rows the other does not read then never
+conflicts (row-level concurrency, docs/concurrency.md); OPTIMIZE still conflicts with DML either way.
 """
 from collections import Counter
 
@@ -45,42 +50,54 @@ def expected_error(paused, winner, level, same_partition):
 
 
 # The model: each operation's effect on a list of (id, day, v) rows.
-def new_id(day):
-    return 5000 + 100 * day  # id % 10 == 0, so UPDATE and DELETE below match it once it is there
+# half: None, the rows with id % 10 == 0; "low" or "high", the ids below 30 or from 30 on.
+def new_id(day, half=None):
+    # id % 10 == 0, so UPDATE and DELETE below match it once it is there; a half's INSERT matches neither half
+    return 5000 + 100 * day if half is None else 6000 + 100 * day + (30 if half == "high" else 0)
 
 
-def merge_source(day):
-    return [([0, 10, 20][day], day, "m"), (new_id(day), day, "m"), (7000 + 100 * day, day, "m")]
+def merge_source(day, half=None):
+    shift = 30 if half == "high" else 0
+    return [([0, 10, 20][day] + shift, day, "m"), (5000 + 100 * day + shift, day, "m"), (7000 + 100 * day + shift, day, "m")]
 
 
-def model(op, rows, day):
-    hit = lambda r: r[1] == day and r[0] % 10 == 0  # noqa: E731
+def selects(half):
+    """The SQL condition and the model's test for the rows an UPDATE or DELETE changes (besides the day)."""
+    if half is None:
+        return "id % 10 = 0", lambda i: i % 10 == 0
+    return ("id < 30", lambda i: i < 30) if half == "low" else ("id >= 30", lambda i: i >= 30)
+
+
+def model(op, rows, day, half=None):
+    hit = lambda r: r[1] == day and selects(half)[1](r[0])  # noqa: E731
     if op == "INSERT":
-        return rows + [(new_id(day), day, "ins")]
+        return rows + [(new_id(day, half), day, "ins")]
     if op == "UPDATE":
         return [(i, d, v + "|u") if hit((i, d, v)) else (i, d, v) for i, d, v in rows]
     if op == "DELETE":
         return [r for r in rows if not hit(r)]
     if op == "MERGE":
-        source = {s[0]: s for s in merge_source(day)}
-        out = [(i, d, v + "|m") if d == day and i in source else (i, d, v) for i, d, v in rows]
-        matched = {i for i, d, _ in rows if d == day}
+        source = {s[0]: s for s in merge_source(day, half)}
+        in_half = lambda i: half is None or selects(half)[1](i)  # noqa: E731 - the ON condition's range
+        out = [(i, d, v + "|m") if d == day and i in source and in_half(i) else (i, d, v) for i, d, v in rows]
+        matched = {i for i, d, _ in rows if d == day and in_half(i)}
         return out + [s for i, s in source.items() if i not in matched]
     return rows  # OPTIMIZE
 
 
-def run(spark, op, path, day):
+def run(spark, op, path, day, half=None):
+    where = selects(half)[0]
     if op == "INSERT":
-        spark.createDataFrame([(new_id(day), day, "ins")], "id long, day int, v string") \
+        spark.createDataFrame([(new_id(day, half), day, "ins")], "id long, day int, v string") \
             .write.format("silt").mode("append").save(path)
     elif op == "UPDATE":
-        spark.sql(f"UPDATE silt.`{path}` SET v = concat(v, '|u') WHERE day = {day} AND id % 10 = 0").collect()
+        spark.sql(f"UPDATE silt.`{path}` SET v = concat(v, '|u') WHERE day = {day} AND {where}").collect()
     elif op == "DELETE":
-        spark.sql(f"DELETE FROM silt.`{path}` WHERE day = {day} AND id % 10 = 0").collect()
+        spark.sql(f"DELETE FROM silt.`{path}` WHERE day = {day} AND {where}").collect()
     elif op == "MERGE":
-        values = ", ".join(f"({i}L, {d}, '{v}')" for i, d, v in merge_source(day))
+        values = ", ".join(f"({i}L, {d}, '{v}')" for i, d, v in merge_source(day, half))
         spark.sql(f"MERGE INTO silt.`{path}` t USING (SELECT * FROM VALUES {values} AS s(id, day, v)) s "
-                  f"ON t.id = s.id AND t.day = {day} "
+                  f"ON t.id = s.id AND t.day = {day}{'' if half is None else ' AND t.' + where} "
                   "WHEN MATCHED THEN UPDATE SET v = concat(t.v, '|m') WHEN NOT MATCHED THEN INSERT *").collect()
     else:
         spark.sql(f"OPTIMIZE '{path}' WHERE day = {day}").collect()
@@ -135,3 +152,32 @@ def test_different_partitions_never_conflict(spark, tmp_path, paused, winner):
                                            ("OPTIMIZE", "DELETE"), ("MERGE", "INSERT")])
 def test_copy_on_write_cells(spark, tmp_path, paused, winner):
     check_cell(spark, str(tmp_path / "t"), paused, winner, "Serializable", same_partition=True, dvs=False)
+
+
+def other_rows_error(paused, winner):
+    """The exception the paused operation fails with when the two touch other rows of the same files."""
+    if paused == "INSERT" or winner == "INSERT":
+        return None  # the INSERT's row is in neither half
+    if "OPTIMIZE" in (paused, winner):
+        return silt.ConcurrentDeleteReadException  # OPTIMIZE rewrites the files the DML marks rows of
+    return None  # row-level concurrency: the paused DML is rebased on the winner
+
+
+@pytest.mark.parametrize("level", ["Serializable", "WriteSerializable"])
+@pytest.mark.parametrize("paused", OPS)
+@pytest.mark.parametrize("winner", OPS)
+def test_other_rows_of_the_same_files(spark, tmp_path, paused, winner, level):
+    path = str(tmp_path / "t")
+    table(spark, path, level)
+    error = concurrently(spark, path, lambda: run(spark, paused, path, PAUSED_DAY, "low"),
+                         lambda: run(spark, winner, path, PAUSED_DAY, "high"))
+    want = other_rows_error(paused, winner)
+    after_winner = model(winner, BASE, PAUSED_DAY, "high")
+    if want is None:
+        assert error is None, f"{paused} after {winner} ({level}): {error}"
+        rows = model(paused, after_winner, PAUSED_DAY, "low")
+    else:
+        assert isinstance(error, want), f"{paused} after {winner} ({level}): {error!r}"
+        rows = after_winner
+    got = Counter(tuple(r) for r in spark.read.format("silt").load(path).select("id", "day", "v").collect())
+    assert got == Counter(rows), f"{paused} after {winner} ({level}): rows {got - Counter(rows)} vs {Counter(rows) - got}"

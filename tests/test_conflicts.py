@@ -71,14 +71,16 @@ def test_deletes_on_different_partitions_both_commit_and_on_the_same_rows_do_not
     keyed_table(spark, p, dvs=True, partitioned=True)
     delete = lambda where: (lambda: spark.sql(f"DELETE FROM silt.`{p}` WHERE {where}").collect())
     assert concurrently(spark, p, delete("day = 0 AND id % 10 = 1"), delete("day = 1 AND id % 10 = 1")) is None
-    # the winner gives a file the loser read a new deletion vector (remove + add of that file): as in
-    # Delta Lake, the re-added file is checked first, and may hold rows the loser read
-    error = concurrently(spark, p, delete("day = 2 AND id % 10 = 1"), delete("day = 2 AND id = 5"))
+    # the winner gives a file the loser marks rows of a new deletion vector (remove + add of that file):
+    # other rows, and the loser is rebased on it (row-level concurrency); a row both delete, and as in
+    # Delta Lake the re-added file is checked first, and may hold rows the loser read
+    assert concurrently(spark, p, delete("day = 2 AND id % 10 = 1"), delete("day = 2 AND id = 5")) is None
+    error = concurrently(spark, p, delete("day = 2 AND id % 10 = 2"), delete("day = 2 AND id = 32"))
     assert isinstance(error, silt.ConcurrentAppendException), error
-    # the winner drops whole files the loser read, adding none
-    error = concurrently(spark, p, delete("day = 2 AND id % 10 = 1"), delete("day = 2"))
+    # the winner drops whole files the loser marks rows of, adding none
+    error = concurrently(spark, p, delete("day = 2 AND id % 10 = 3"), delete("day = 2"))
     assert isinstance(error, silt.ConcurrentDeleteReadException), error
-    assert "a concurrent DELETE" in str(error) and "files this transaction read" in str(error)
+    assert "a concurrent DELETE" in str(error) and "whose rows this transaction changes" in str(error)
     got = ids(spark, p)
     assert not any(i % 3 == 2 for i in got) and 41 not in got and 1 not in got and 21 not in got and 30 in got
 

@@ -139,14 +139,13 @@ object SiltSettings {
     "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
       "when delta-spark is not on the classpath")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency, LogStoreImpl, OptimizeMaxFileSize,
-    OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads, ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve,
-    OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled, AutoCompactMinNumFiles, AutoCompactMaxFileSize,
-    AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, CheckpointV2Format, CheckpointFilesPerSidecar,
-    VacuumRetentionCheck,
-    VacuumLogging, AllowFilesOutsideTable, TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge,
-    ReplaceWhereConstraintCheck, ReplaceWhereDataColumns, PropertyDefaults,
-    DeltaNamesEnabled)
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency,
+    LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
+    ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
+    AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
+    CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck, VacuumLogging, AllowFilesOutsideTable,
+    TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
+    ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet

@@ -45,6 +45,22 @@ class DeletionVectorSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
   }
 
+  test("set operations agree with sets of row indexes, across the 32-bit boundary too") {
+    val rows = Gen.listOf(Gen.oneOf(Gen.choose(0L, 64L), Gen.choose(4294967290L, 4294967300L)))
+    forAll(rows, rows) { (as, bs) =>
+      val (a, b) = (RoaringBitmapArray.of(as: _*), RoaringBitmapArray.of(bs: _*))
+      assert(a.andNot(b).toArray.toSet == as.toSet -- bs)
+      assert(a.intersect(b).toArray.toSet == as.toSet.intersect(bs.toSet))
+      assert(a.union(b).toArray.toSet == as.toSet ++ bs)
+      assert(a.containsAll(b) == bs.toSet.subsetOf(as.toSet))
+      assert(a.andNot(b).intersect(b).isEmpty)
+    }
+    forAll(Gen.oneOf(Gen.choose(0L, 70000L), Gen.choose(4294967290L, 4294967300L))) { n =>
+      val all = RoaringBitmapArray.allBelow(n)
+      assert(all.cardinality == n && !all.contains(n) && (n == 0 || all.contains(n - 1)) && all.last == Some(n - 1).filter(_ >= 0))
+    }
+  }
+
   test("several DVs share one file; each reads back through its descriptor") {
     val table = new Path(Files.createTempDirectory("silt-dv").toUri)
     val bitmaps = Seq(RoaringBitmapArray.of(1, 2, 3), RoaringBitmapArray.of(5000000000L), RoaringBitmapArray.of(0L until 10000L: _*))
