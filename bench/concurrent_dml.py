@@ -236,6 +236,8 @@ def summary_rows(r):
         x = r["runs"][label]
         rows.append(("concurrent_dml", f"  {label}", f"{x['commits_per_minute']:.1f}; {x['failed_share']:.2f}; "
                      f"{'holds' if x['model_holds'] else 'BROKEN'}"))
+        rows.append(("concurrent_dml", "    committed by writer",
+                     ", ".join(f"{w} {x['per_writer'][w]['committed']}" for w in WRITERS)))
     rows.append(("concurrent_dml", "  row level / reference",
                  f"{r['row_level_over_reference']:.2f}x{' ok' if r['all_targets_met'] else ' BELOW TARGET'}"))
     return rows

@@ -19,10 +19,11 @@ from conftest import concurrently
 N = 400
 
 
-def spread_table(spark, path, level="WriteSerializable", dvs=True, files=4, rows=N):
+def spread_table(spark, path, level="WriteSerializable", dvs=True, files=4, rows=N, row_ids=False):
     """A table whose every file holds ids from the whole range (row i in file i % files)."""
     spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, v STRING) USING silt TBLPROPERTIES ("
-              f"'delta.enableDeletionVectors' = '{str(dvs).lower()}', 'delta.isolationLevel' = '{level}')")
+              f"'delta.enableDeletionVectors' = '{str(dvs).lower()}', 'delta.isolationLevel' = '{level}'"
+              f"{', ' + chr(39) + 'delta.enableRowTracking' + chr(39) + ' = true' if row_ids else ''})")
     per_file = rows // files  # task k of the range holds ids k * per_file until (k + 1) * per_file: renumbered
     (spark.range(0, rows, numPartitions=files)
      .select(((F.col("id") % per_file) * files + F.floor(F.col("id") / per_file)).alias("id"), F.lit("old").alias("v"))
@@ -144,10 +145,17 @@ def test_serializable_still_refuses_an_insert_the_condition_would_have_matched(s
 
 
 def test_what_row_level_concurrency_does_not_rebase(spark, tmp_path):
-    # OPTIMIZE rewrote the files the DELETE marks rows of
+    # OPTIMIZE rewrote the files the DELETE marks rows of, and without row ids its rows cannot be followed
     p = str(tmp_path / "opt")
     spread_table(spark, p)
     error = concurrently(spark, p, sql(spark, f"DELETE FROM silt.`{p}` WHERE id < 100"), sql(spark, f"OPTIMIZE '{p}'"))
+    assert isinstance(error, silt.ConcurrentDeleteReadException), error
+    assert "a concurrent OPTIMIZE" in str(error) and "needs row tracking" in str(error)
+    # a DELETE of whole files (a partition-only condition) removes rows with them
+    p = str(tmp_path / "whole")
+    partitioned_table(spark, p)
+    error = concurrently(spark, p, sql(spark, f"DELETE FROM silt.`{p}` WHERE day = 1 AND id < 50"),
+                         sql(spark, f"DELETE FROM silt.`{p}` WHERE day = 1"))
     assert isinstance(error, silt.ConcurrentDeleteReadException), error
     assert "rewrote or removed" in str(error)
     # copy-on-write (no deletion vectors): the files themselves are replaced
@@ -176,3 +184,63 @@ def test_the_setting_turns_it_off(spark, tmp_path):
         spark.conf.unset("spark.silt.rowLevelConcurrency.enabled")
     assert isinstance(error, silt.ConcurrentAppendException), error
     assert rows_of(spark, p) == model(BASE, deleted=set(range(300, N)))
+
+
+def partitioned_table(spark, path):
+    """Two files in each of the partitions day = 0 and day = 1, ids spread over both."""
+    spark.sql(f"CREATE TABLE silt.`{path}` (id BIGINT, day INT, v STRING) USING silt PARTITIONED BY (day) "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    for half in range(2):
+        (spark.range(200 * half, 200 * (half + 1), 1, numPartitions=1)
+         .select("id", (F.col("id") % 2).cast("int").alias("day"), F.lit("old").alias("v"))
+         .write.format("silt").mode("append").save(path))
+
+
+def test_an_optimize_whose_files_a_dml_changed_yields_those_bins_and_commits_the_others(spark, tmp_path):
+    p = str(tmp_path / "t")
+    partitioned_table(spark, p)
+    before = rows_of(spark, p)
+    optimize = lambda: spark.sql(f"OPTIMIZE '{p}'").collect()  # noqa: E731 - one bin per partition
+    assert concurrently(spark, p, optimize, sql(spark, f"DELETE FROM silt.`{p}` WHERE day = 1 AND id < 50")) is None
+    after = Counter({r: n for r, n in before.items() if not (r[0] % 2 == 1 and r[0] < 50)})
+    assert rows_of(spark, p) == after
+    last = spark.sql(f"DESCRIBE HISTORY '{p}'").first()
+    assert last["operation"] == "OPTIMIZE"
+    assert last["operationMetrics"]["numRemovedFiles"] == "2" and last["operationMetrics"]["numAddedFiles"] == "1"
+    files = {r["day"]: r["n"] for r in spark.sql(f"SELECT day, count(DISTINCT _metadata.file_path) AS n FROM silt.`{p}` "
+                                                  "GROUP BY day").collect()}
+    assert files == {0: 1, 1: 2}  # day 0 compacted; day 1 kept its files and the DELETE's deletion vectors
+    # an OPTIMIZE racing another over the same files yields whole: no error, no row twice
+    optimize_day_1 = lambda: spark.sql(f"OPTIMIZE '{p}' WHERE day = 1").collect()  # noqa: E731
+    version = spark.sql(f"DESCRIBE HISTORY '{p}'").first()["version"]
+    assert concurrently(spark, p, optimize_day_1, optimize_day_1) is None
+    assert spark.sql(f"DESCRIBE HISTORY '{p}'").first()["version"] == version + 1
+    assert rows_of(spark, p) == after
+    # the bin that yielded left no file behind
+    data_files = [f for _, _, fs in os.walk(p) for f in fs if f.endswith(".parquet")]
+    referenced = spark.sql(f"SELECT count(DISTINCT _metadata.file_path) AS n FROM silt.`{p}`").first()["n"]
+    assert referenced == 2 and len(data_files) == 2 + 4  # live, and the four the two OPTIMIZEs removed
+
+
+def row_ids(spark, path):
+    return {r["id"]: r["row_id"] for r in spark.sql(f"SELECT id, _metadata.row_id AS row_id FROM silt.`{path}`").collect()}
+
+
+def test_marks_on_files_optimize_rewrote_move_to_its_new_files_by_row_id(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spread_table(spark, p, row_ids=True)
+    ids = row_ids(spark, p)
+    assert concurrently(spark, p, sql(spark, f"DELETE FROM silt.`{p}` WHERE id < 100"), sql(spark, f"OPTIMIZE '{p}'")) is None
+    assert rows_of(spark, p) == model(BASE, deleted=set(range(100)))
+    assert history(spark, p)[-2:] == ["OPTIMIZE", "DELETE"]
+    assert live_files(spark, p) == 1  # the DELETE's deletion vector is on the file OPTIMIZE wrote
+    assert row_ids(spark, p) == {i: r for i, r in ids.items() if i >= 100}
+    # an UPDATE whose files a ZORDER rewrote, then another DELETE marked other rows of the new file
+    def rewrite_then_delete():
+        spark.sql(f"OPTIMIZE '{p}' ZORDER BY (v)").collect()
+        spark.sql(f"DELETE FROM silt.`{p}` WHERE id >= 390").collect()
+
+    assert concurrently(spark, p, sql(spark, f"UPDATE silt.`{p}` SET v = concat(v, '|u') WHERE id BETWEEN 200 AND 299"),
+                        rewrite_then_delete) is None
+    assert rows_of(spark, p) == model(BASE, deleted=set(range(100)) | set(range(390, N)), updated=set(range(200, 300)))
+    assert row_ids(spark, p) == {i: r for i, r in ids.items() if 100 <= i < 390}

@@ -142,7 +142,7 @@ object RowLevelWriter {
       marked: DataFrame, newRows: Option[DataFrame], counts: Option[RowCounts],
       operation: RowLevelMetrics => Operation, onlyMarkedRows: Boolean, rowsByFile: Boolean = false,
       changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics = {
-    if (onlyMarkedRows) txn.readOnlyMarkedRows()
+    if (onlyMarkedRows) txn.readOnlyMarkedRows(Some(new MovedRows(spark, snapshot)))
     val byPath = pathsOf(snapshot, candidates)
     val current = byPath.collect { case (p, a) if a.deletionVector.isDefined => p -> a.deletionVector.get }
     val deletions = RowDeletion.markDeleted(spark, snapshot.tablePath, marked, current, rowsByFile)

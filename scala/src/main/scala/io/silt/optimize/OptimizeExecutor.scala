@@ -13,9 +13,10 @@ import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.PartitionPredicates
 import io.silt.read.SiltRelation
 import io.silt.stats.StatsColumn
-import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction}
+import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction, YieldingGroup}
 import io.silt.write.{ClusteringColumns, DataFileWriter, RowTrackingWrites}
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
@@ -23,7 +24,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
  * or with ZORDER BY all their files into files clustered along a Z-order curve, and commits the
  * swap as one transaction with dataChange = false.
  */
-object OptimizeExecutor {
+object OptimizeExecutor extends Logging {
 
   /** One unit of work: files of one partition rewritten together. */
   private final case class Bin(partitionValues: Map[String, String], files: Seq[AddFile])
@@ -71,40 +72,56 @@ object OptimizeExecutor {
         s"OPTIMIZE ${tablePath.getName}${zOrderClause(zOrderBy)}: bin ${i + 1} of ${bins.size}", interruptOnCancel = true)
       rewrite(spark, snapshot, bin, zOrderBy, settings, curve)
     }
-    val added = clusterBy.map(c => LiquidClustering.tagged(results.flatMap(_._1), c)).getOrElse(results.flatMap(_._1))
+    val tagged = clusterBy.map(c => LiquidClustering.tagged(results.flatMap(_._1), c)).getOrElse(results.flatMap(_._1))
+    val addedByBin = results.map(_._1.size).scanLeft(0)(_ + _).sliding(2).map { case Seq(from, to) => tagged.slice(from, to) }
+      .toIndexedSeq.take(bins.size)
     val now = System.currentTimeMillis()
-    val metrics = OptimizeMetrics(
-      numFilesAdded = added.size,
-      numFilesRemoved = selected.size,
-      filesAdded = FileSizeStats.of(added.map(_.size)),
-      filesRemoved = FileSizeStats.of(selected.map(_.size)),
-      partitionsOptimized = bins.map(_.partitionValues).distinct.size,
-      numBins = bins.size,
-      totalConsideredFiles = considered.size,
-      totalFilesSkipped = considered.size - selected.size,
-      zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned",
-        FileCount.of(selected.map(_.size)), results.map(_._2).sum)),
-      clusteringStats = clusterBy.map { columns =>
-        val leftAlone = considered.filterNot(selected.toSet)
-        ClusteringStats(columns, FileCount.of(considered.map(_.size)), FileCount.of(leftAlone.map(_.size)),
-          FileCount.of(selected.map(_.size)),
-          LayoutQuality.rangeReadFraction(considered, snapshot.metadata, columns),
-          LayoutQuality.rangeReadFraction(leftAlone ++ added, snapshot.metadata, columns))
-      },
-      deletionVectorStats = DeletionVectorStats(selected.count(_.deletionVector.isDefined).toLong,
-        selected.flatMap(_.deletionVector.map(_.cardinality)).sum),
-      startTimeMs = startTimeMs,
-      endTimeMs = now,
-      totalClusterParallelism = spark.sparkContext.defaultParallelism,
-      numTableColumns = snapshot.metadata.schema.length,
-      numTableColumnsWithStats = StatsColumn.forTable(snapshot.metadata.schema, snapshot.metadata).size,
-      addedFileSizePercentiles = OptimizeMetrics.percentiles(added.map(_.size)))
-    if (bins.nonEmpty) {
-      txn.commit(selected.map(_.remove(now, dataChange = false)) ++ added,
-        Operation.Optimize(partitionPredicate.orElse(auto.map(_.predicate).filter(_.nonEmpty)), mode,
-          metrics.operationMetrics, clusterBy, auto = auto.isDefined))
+    /** The metrics of the bins at these indexes (all, unless some yielded to concurrent commits). */
+    def metricsOf(kept: Seq[Int]): OptimizeMetrics = {
+      val selected = kept.flatMap(bins(_).files)
+      val added = kept.flatMap(addedByBin)
+      OptimizeMetrics(
+        numFilesAdded = added.size,
+        numFilesRemoved = selected.size,
+        filesAdded = FileSizeStats.of(added.map(_.size)),
+        filesRemoved = FileSizeStats.of(selected.map(_.size)),
+        partitionsOptimized = kept.map(bins(_).partitionValues).distinct.size,
+        numBins = kept.size,
+        totalConsideredFiles = considered.size,
+        totalFilesSkipped = considered.size - selected.size,
+        zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned",
+          FileCount.of(selected.map(_.size)), kept.map(results(_)._2).sum)),
+        clusteringStats = clusterBy.map { columns =>
+          val leftAlone = considered.filterNot(selected.toSet)
+          ClusteringStats(columns, FileCount.of(considered.map(_.size)), FileCount.of(leftAlone.map(_.size)),
+            FileCount.of(selected.map(_.size)),
+            LayoutQuality.rangeReadFraction(considered, snapshot.metadata, columns),
+            LayoutQuality.rangeReadFraction(leftAlone ++ added, snapshot.metadata, columns))
+        },
+        deletionVectorStats = DeletionVectorStats(selected.count(_.deletionVector.isDefined).toLong,
+          selected.flatMap(_.deletionVector.map(_.cardinality)).sum),
+        startTimeMs = startTimeMs,
+        endTimeMs = now,
+        totalClusterParallelism = spark.sparkContext.defaultParallelism,
+        numTableColumns = snapshot.metadata.schema.length,
+        numTableColumnsWithStats = StatsColumn.forTable(snapshot.metadata.schema, snapshot.metadata).size,
+        addedFileSizePercentiles = OptimizeMetrics.percentiles(added.map(_.size)))
     }
-    metrics
+    // A bin whose files a concurrent commit changed (a DML's deletion vector, another OPTIMIZE) yields:
+    // the other bins commit, and that commit's change stands.
+    val groups = bins.indices.map(i => YieldingGroup(bins(i).files,
+      bins(i).files.map(_.remove(now, dataChange = false)) ++ addedByBin(i)))
+    val index = groups.zipWithIndex.toMap
+    val op = (kept: Seq[YieldingGroup]) => Operation.Optimize(partitionPredicate.orElse(auto.map(_.predicate).filter(_.nonEmpty)),
+      mode, metricsOf(kept.map(index)).operationMetrics, clusterBy, auto = auto.isDefined)
+    val kept = txn.commitYielding(groups, op).map(_.kept.map(index)).getOrElse(Nil)
+    val yielded = bins.indices.filterNot(kept.toSet)
+    if (yielded.nonEmpty) {
+      logWarning(s"Silt: OPTIMIZE of $tablePath: ${yielded.size} of ${bins.size} bins yielded to concurrent commits that " +
+        "changed their files; their new files are deleted")
+      DataFileWriter.deleteQuietly(spark, tablePath, yielded.flatMap(addedByBin))
+    }
+    metricsOf(kept)
   }
 
   /**

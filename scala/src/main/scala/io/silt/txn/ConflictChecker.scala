@@ -39,13 +39,11 @@ final class ConflictChecker(
 
   /**
    * Fails with Delta's exception if the `winning` commit conflicts; else answers, by canonical path,
-   * the files of `marked` the winner kept with other rows deleted, to rebase on.
+   * how to build on the winner's changes to files of `marked`.
    */
-  def check(winningVersion: Long, winning: Seq[Action], marked: Option[MarkedRows] = None): Map[String, AddFile] = {
-    val operation = winning.collectFirst { case c: CommitInfo => Option(c.json.get("operation")).map(_.asText) }.flatten
-    def conflict[E <: ConcurrentModificationException](make: String => E, what: String): Nothing = throw make(
-      s"a concurrent ${operation.getOrElse("commit")} (version $winningVersion) of $tablePath $what; this transaction " +
-        s"read version ${readSnapshot.version} and committed nothing. Retry the operation.")
+  def check(winningVersion: Long, winning: Seq[Action], marked: Option[MarkedRows] = None): Map[String, Rebase] = {
+    def conflict[E <: ConcurrentModificationException](make: String => E, what: String): Nothing =
+      throw make(message(winningVersion, winning, what))
 
     winning.foreach {
       case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
@@ -82,7 +80,7 @@ final class ConflictChecker(
     }
     for ((p, mayHoldRows) <- rowMatchers; a <- added.find(mayHoldRows)) appended(a, s"rows where ${unqualified(p)}")
     rows.flatMap(_.conflicts.headOption).foreach { case (_, why) => conflict(new ConcurrentDeleteReadException(_), why) }
-    val rebases = rows.map(_.rebases).getOrElse(Map.empty)
+    val rebases = rows.map(_.rebases).getOrElse(Map.empty[String, Rebase])
     val unsettled = rows.fold(removedRead)(r => removedRead -- r.settled)
     if (unsettled.nonEmpty) conflict(new ConcurrentDeleteReadException(_),
       s"removed (or gave a new deletion vector to) files this transaction read: ${unsettled.toSeq.sorted.take(3).mkString(", ")}")
@@ -92,23 +90,41 @@ final class ConflictChecker(
     rebases
   }
 
+  /** The message of a conflict with the `winning` commit, saying what it did. */
+  def message(winningVersion: Long, winning: Seq[Action], what: String): String = {
+    val operation = winning.collectFirst { case c: CommitInfo => Option(c.json.get("operation")).map(_.asText) }.flatten
+    s"a concurrent ${operation.getOrElse("commit")} (version $winningVersion) of $tablePath $what; this transaction " +
+      s"read version ${readSnapshot.version} and committed nothing. Retry the operation."
+  }
+
   /**
    * What the winner's change to each file read means to a transaction that depends only on the rows
-   * it marks (by canonical path): no conflict for a file it marks no row of; a rebase onto a file it
-   * marks rows of that the winner only deleted other rows of; a conflict otherwise.
+   * it marks (by canonical path): no conflict for a file it marks no row of; for a file it marks rows
+   * of, a rebase when the winner only deleted other rows of it, or rewrote it without changing data
+   * (the marks then move to the new files); a conflict otherwise.
    */
   private final class RowLevel(marked: MarkedRows, winning: Seq[Action], removes: Map[String, RemoveFile],
       removedRead: Set[String]) {
     private val kept = winning.collect { case a: AddFile if a.dataChange => TablePaths.canonical(tablePath, a.path) -> a }
       .filter { case (p, _) => removedRead(p) }.toMap
-    private val verdicts: Map[String, Either[String, Option[AddFile]]] = removedRead.toSeq.sorted.map { p =>
+    // A commit that only moves rows between files (OPTIMIZE, REORG, auto compaction).
+    private val rewroteOnly = winning.forall {
+      case a: AddFile => !a.dataChange
+      case r: RemoveFile => !r.dataChange
+      case _ => true
+    }
+    private val verdicts: Map[String, Either[String, Option[Rebase]]] = removedRead.toSeq.sorted.map { p =>
       p -> (if (!marked.marks(p)) Right(None) else kept.get(p) match {
         case Some(theirs) if removes(p).deletionVector == marked.base(p).deletionVector && onlyDeletesRows(removes(p), theirs) =>
           val both = dvs.rows(theirs.path, theirs.deletionVector).andNot(dvs.rows(p, removes(p).deletionVector))
             .intersect(marked.rowsOf(p))
-          if (both.isEmpty) Right(Some(theirs))
+          if (both.isEmpty) Right(Some(Rebase.Remarked(theirs)))
           else Left(s"deleted or changed ${both.cardinality} row(s) of $p that this transaction also changes " +
             s"(row indexes ${both.toArray.take(5).mkString(", ")})")
+        case None if rewroteOnly && removes(p).deletionVector == marked.base(p).deletionVector =>
+          Right(Some(Rebase.Moved(winning.collect {
+            case a: AddFile if a.partitionValues == removes(p).partitionValues => a
+          })))
         case _ => Left(s"rewrote or removed $p, whose rows this transaction changes")
       })
     }.toMap
@@ -121,7 +137,7 @@ final class ConflictChecker(
       !verdicts.get(p).exists(_.isLeft) && removes.get(p).exists(onlyDeletesRows(_, a))
     })
     private val known = scala.collection.mutable.Map.empty[AddFile, Boolean]
-    val rebases: Map[String, AddFile] = verdicts.collect { case (p, Right(Some(theirs))) => p -> theirs }
+    val rebases: Map[String, Rebase] = verdicts.collect { case (p, Right(Some(r))) => p -> r }
     val conflicts: Seq[(String, String)] = verdicts.toSeq.sortBy(_._1).collect { case (p, Left(why)) => p -> why }
   }
 

@@ -4,7 +4,7 @@ import java.util.UUID
 
 import io.silt.config.{SiltSettings, SiltVersion}
 import io.silt.dv.DeletionVectorFiles
-import io.silt.errors.{ConcurrentModificationException, ManifestWithDeletionVectorsException}
+import io.silt.errors.{ConcurrentDeleteReadException, ConcurrentModificationException, ManifestWithDeletionVectorsException}
 import io.silt.actions._
 import io.silt.features._
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
@@ -108,16 +108,40 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
    * their deletion vectors (and those it adds): with `spark.silt.rowLevelConcurrency.enabled`, a
    * concurrent commit that deleted other rows of them is rebased on instead of failing this one.
    */
-  def readOnlyMarkedRows(): Unit =
-    if (SiltSettings.RowLevelConcurrency(spark)) readSet = readSet.copy(onlyMarkedRows = true)
+  def readOnlyMarkedRows(mover: Option[RowMover]): Unit = if (SiltSettings.RowLevelConcurrency(spark)) {
+    readSet = readSet.copy(onlyMarkedRows = true)
+    rowMover = mover
+  }
+  private var rowMover: Option[RowMover] = None
 
   /** Records that exactly these files were read: a concurrent removal of any is a conflict. */
   def readFiles(files: Seq[AddFile]): Unit =
     readSet = readSet.copy(files = readSet.files ++ files.map(a => TablePaths.canonical(log.tablePath, a.path)))
 
   /** Commits `actions` as the next version and returns it. */
-  def commit(operationActions: Seq[Action], op: Operation): Long = {
+  def commit(operationActions: Seq[Action], op: Operation): Long =
+    commitGroups(operationActions, Nil, _ => op).map(_.version).get
+
+  /**
+   * Commits a transaction that changes no data (OPTIMIZE, REORG) made of independent `groups`
+   * (its bins): a group that read a file a concurrent commit removed or gave a new deletion vector
+   * yields, and the others commit without it. `op`: the operation, given the groups kept; None
+   * when every group yielded and nothing was committed.
+   */
+  def commitYielding(groups: Seq[YieldingGroup], op: Seq[YieldingGroup] => Operation): Option[YieldedCommit] = {
+    require(groups.forall(_.actions.forall {
+      case a: AddFile => !a.dataChange
+      case r: RemoveFile => !r.dataChange
+      case _ => true
+    }), "only a transaction that changes no data yields")
+    if (groups.isEmpty) None else commitGroups(Nil, groups, op)
+  }
+
+  private def commitGroups(common: Seq[Action], groups: Seq[YieldingGroup],
+      op: Seq[YieldingGroup] => Operation): Option[YieldedCommit] = {
     require(!committed, "a transaction commits once")
+    var kept = groups
+    val operationActions = common ++ groups.flatMap(_.actions)
     val finished = atCommit.foldLeft(metadata)((m, f) => f(m))
     if (finished != metadata) newMetadata = Some(finished)
     val named = RowTracking.withColumnNames(protocol, metadata)
@@ -126,11 +150,12 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       protocol, actions, () => readSnapshot.map(_.files).getOrElse(IndexedSeq.empty))
     val added = TableFeatures.all.flatMap(_.addedActions(pendingWith(operationActions)))
     if (added.nonEmpty) filesToValidate()
-    val actions = operationActions ++ added ++ appTransaction
+    val fixed = common ++ added ++ appTransaction
+    var actions = operationActions ++ added ++ appTransaction
     val pending = pendingWith(actions)
     TableFeatures.all.foreach(_.checkCommit(pending))
     checkManifestCompatible(actions)
-    val ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
+    def ownRemoves = actions.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
     val ownTxns = actions.collect { case t: SetTransaction => t.appId }.toSet
     val ownDomains = actions.collect { case d: DomainMetadata => d.domain }.toSet
     val isBlindAppend = readSet.isEmpty && actions.forall {
@@ -147,9 +172,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
     val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
     val dvFiles = DeletionVectorFiles(spark, log.tablePath)
-    val checker = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone, dvFiles)
+    def checkerNow = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone, dvFiles)
+    var checker = checkerNow
     lazy val marked = new MarkedRows(log.tablePath, actions, dvFiles)
-    CommitPause.beforeCommit(log.tablePath, op.name)
+    CommitPause.beforeCommit(log.tablePath, op(kept).name)
     val maxAttempts = SiltSettings.CommitMaxAttempts(spark)
     val backoffMs = SiltSettings.CommitRetryBackoffMs(spark)
     val stamped = TableProperties(metadata.configuration).inCommitTimestamps
@@ -171,14 +197,14 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
         case other => other
       }
       val attemptBody = if (assignsRowIds) RowTracking.assign(stampedBody, rowIdMark, version) else stampedBody
-      val info = CommitInfo(commitInfoJson(op, isBlindAppend, level, inCommit.getOrElse(now), inCommit))
+      val info = CommitInfo(commitInfoJson(op(kept), isBlindAppend, level, inCommit.getOrElse(now), inCommit))
       val lines = (info +: attemptBody).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
         CommitPause.afterCommit(log.tablePath)
         lazy val snapshot = log.committed(readSnapshot, version, attemptBody)
         hooks.foreach(_.afterCommit(spark, log, snapshot))
-        return version
+        return Some(YieldedCommit(version, kept))
       }
       if (readSnapshot.isEmpty) {
         throw new ConcurrentModificationException(
@@ -189,10 +215,27 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
           s"$attempt attempts (${SiltSettings.CommitMaxAttempts.key}); nothing was committed")
       }
       val winning = log.readCommit(version)
+      if (groups.nonEmpty) {
+        val gone = winning.collect { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) }.toSet
+        val (lost, stay) = kept.partition(_.reads.exists(a => gone(TablePaths.canonical(log.tablePath, a.path))))
+        if (lost.nonEmpty) {
+          if (stay.isEmpty) return None
+          kept = stay
+          readSet = readSet.copy(files = stay.flatMap(_.reads).map(a => TablePaths.canonical(log.tablePath, a.path)).toSet)
+          actions = fixed ++ stay.flatMap(_.actions)
+          body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
+          checker = checkerNow
+        }
+      }
       val rebases = checker.check(version, winning, Some(marked).filter(_ => readSet.onlyMarkedRows))
       if (rebases.nonEmpty) {
-        marked.rebase(rebases, dvFiles, System.currentTimeMillis())
-        body = newProtocol.toSeq ++ newMetadata.toSeq ++ marked.applyTo(actions)
+        marked.rebase(rebases, rowMover, dvFiles, System.currentTimeMillis(),
+          what => throw new ConcurrentDeleteReadException(checker.message(version, winning, what)))
+        actions = marked.applyTo(actions)
+        body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
+        // Files the marks moved to are now read, and removed by this transaction: their changes are checked.
+        readSet = readSet.copy(files = readSet.files ++ marked.paths)
+        checker = checkerNow
       }
       RowTracking.highWaterMark(winning.collect { case d: DomainMetadata => d }).foreach(m => rowIdMark = Some(m))
       OptimisticTransaction.backoff(backoffMs, attempt)
@@ -241,6 +284,12 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     o
   }
 }
+
+/** Actions of a transaction that stand or yield together (an OPTIMIZE bin), with the files they read. */
+final case class YieldingGroup(reads: Seq[AddFile], actions: Seq[Action])
+
+/** A commit of yielding groups: its version and the groups kept. */
+final case class YieldedCommit(version: Long, kept: Seq[YieldingGroup])
 
 object OptimisticTransaction {
   /** Waits before retry number `retry` (from 1): `baseMs` doubled per retry up to 1024 times, less up to half at random. */

@@ -44,11 +44,14 @@ object DataFileWriter {
     // Spark writes one file without rows when a job has none (a DELETE of a whole file's rows, a
     // write of nothing): as in Delta Lake, it is no part of the table, and is deleted at once.
     val (empty, rows) = added.partition(_.numPhysicalRecords.contains(0L))
-    if (empty.nonEmpty) {
-      val fs = tablePath.getFileSystem(TableFileSystem.hadoopConf(spark, tablePath))
-      empty.foreach(a => scala.util.Try(fs.delete(TablePaths.absolute(tablePath, a.path), false)))
-    }
+    deleteQuietly(spark, tablePath, empty)
     rows
+  }
+
+  /** Deletes written files no commit refers to (best effort: VACUUM removes any left). */
+  def deleteQuietly(spark: SparkSession, tablePath: Path, files: Seq[AddFile]): Unit = if (files.nonEmpty) {
+    val fs = tablePath.getFileSystem(TableFileSystem.hadoopConf(spark, tablePath))
+    files.foreach(a => scala.util.Try(fs.delete(TablePaths.absolute(tablePath, a.path), false)))
   }
 
   /**

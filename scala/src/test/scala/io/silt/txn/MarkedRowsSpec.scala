@@ -20,6 +20,7 @@ class MarkedRowsSpec extends AnyFunSuite {
   }
 
   private val table = new Path("file:/t")
+  private val fail = (why: String) => throw new IllegalStateException(why)
   private def file(path: String, dv: Option[DeletionVectorDescriptor], rows: Long = 10) =
     AddFile(path, Map.empty, 100, 0, dataChange = true, stats = Some(s"""{"numRecords":$rows}"""), deletionVector = dv)
 
@@ -36,7 +37,7 @@ class MarkedRowsSpec extends AnyFunSuite {
     assert(marked.rowsOf("file:/t/b.parquet").cardinality == 10)
 
     val theirs = read.copy(deletionVector = Some(v.dv("theirs", 0, 5)))
-    marked.rebase(Map(a -> theirs), v, now = 7)
+    marked.rebase(Map(a -> Rebase.Remarked(theirs)), None, v, now = 7, fail)
     assert(marked.base(a).deletionVector == theirs.deletionVector)
     assert(marked.rowsOf(a).toArray.toSeq == Seq(1L, 2L))
     val actions = marked.applyTo(Seq(read.remove(1), ours, other.remove(1)))
@@ -50,9 +51,35 @@ class MarkedRowsSpec extends AnyFunSuite {
     val read = file("a.parquet", None, rows = 3)
     val ours = read.copy(deletionVector = Some(v.dv("ours", 0, 1)))
     val marked = new MarkedRows(table, Seq(read.remove(1), ours), v)
-    marked.rebase(Map("file:/t/a.parquet" -> read.copy(deletionVector = Some(v.dv("theirs", 2)))), v, now = 7)
+    marked.rebase(Map("file:/t/a.parquet" -> Rebase.Remarked(read.copy(deletionVector = Some(v.dv("theirs", 2))))), None, v,
+      now = 7, fail)
     val actions = marked.applyTo(Seq(read.remove(1), ours))
     assert(actions.collect { case x: AddFile => x }.isEmpty)
     assert(actions.collect { case r: RemoveFile => r.deletionVector.map(_.pathOrInlineDv) } == Seq(Some("theirs")))
+  }
+
+  test("marks on a rewritten file move to the files the rewrite wrote, and stay there for the next rebase") {
+    val v = new Vectors
+    val read = file("a.parquet", None)
+    val ours = read.copy(deletionVector = Some(v.dv("ours", 1, 7)))
+    val marked = new MarkedRows(table, Seq(read.remove(1), ours), v)
+    val (x, y) = (file("x.parquet", None).copy(dataChange = false), file("y.parquet", None).copy(dataChange = false))
+    val mover = new RowMover {
+      override def moved(from: RemoveFile, rows: RoaringBitmapArray, onto: Seq[AddFile]) =
+        Some(Map("x.parquet" -> RoaringBitmapArray.of(4), "y.parquet" -> RoaringBitmapArray.of(0)))
+    }
+    marked.rebase(Map("file:/t/a.parquet" -> Rebase.Moved(Seq(x, y))), Some(mover), v, now = 7, fail)
+    assert(marked.paths == Set("file:/t/x.parquet", "file:/t/y.parquet"))
+    val actions = marked.applyTo(Seq(read.remove(1), ours))
+    assert(actions.collect { case r: RemoveFile => r.path }.toSet == Set("x.parquet", "y.parquet"))
+    val adds = actions.collect { case a: AddFile => a.path -> v.rows(a.path, a.deletionVector).toArray.toSeq }.toMap
+    assert(adds == Map("x.parquet" -> Seq(4L), "y.parquet" -> Seq(0L)))
+    assert(actions.collect { case a: AddFile => a.dataChange }.forall(identity))
+    // applied again to what it gave: each file still once
+    assert(marked.applyTo(actions).size == actions.size)
+    // without a way to follow the rows, the rebase fails
+    val again = new MarkedRows(table, Seq(read.remove(1), ours), v)
+    assert(intercept[IllegalStateException](again.rebase(Map("file:/t/a.parquet" -> Rebase.Moved(Seq(x))), None, v, 7, fail))
+      .getMessage.contains("needs row tracking"))
   }
 }
