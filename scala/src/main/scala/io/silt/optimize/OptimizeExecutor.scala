@@ -73,8 +73,8 @@ object OptimizeExecutor extends Logging {
       rewrite(spark, snapshot, bin, zOrderBy, settings, curve)
     }
     val tagged = clusterBy.map(c => LiquidClustering.tagged(results.flatMap(_._1), c)).getOrElse(results.flatMap(_._1))
-    val addedByBin = results.map(_._1.size).scanLeft(0)(_ + _).sliding(2).map { case Seq(from, to) => tagged.slice(from, to) }
-      .toIndexedSeq.take(bins.size)
+    val starts = results.map(_._1.size).scanLeft(0)(_ + _)
+    val addedByBin = bins.indices.map(i => tagged.slice(starts(i), starts(i + 1)))
     val now = System.currentTimeMillis()
     /** The metrics of the bins at these indexes (all, unless some yielded to concurrent commits). */
     def metricsOf(kept: Seq[Int]): OptimizeMetrics = {
