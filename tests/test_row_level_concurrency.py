@@ -60,6 +60,7 @@ def live_files(spark, path):
     return spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]
 
 
+@pytest.mark.smoke
 def test_updates_of_different_rows_of_the_same_files_both_commit(spark, tmp_path):
     p = str(tmp_path / "t")
     spread_table(spark, p)
@@ -196,6 +197,7 @@ def partitioned_table(spark, path):
          .write.format("silt").mode("append").save(path))
 
 
+@pytest.mark.smoke
 def test_an_optimize_whose_files_a_dml_changed_yields_those_bins_and_commits_the_others(spark, tmp_path):
     p = str(tmp_path / "t")
     partitioned_table(spark, p)
@@ -226,6 +228,7 @@ def row_ids(spark, path):
     return {r["id"]: r["row_id"] for r in spark.sql(f"SELECT id, _metadata.row_id AS row_id FROM silt.`{path}`").collect()}
 
 
+@pytest.mark.smoke
 def test_marks_on_files_optimize_rewrote_move_to_its_new_files_by_row_id(spark, tmp_path):
     p = str(tmp_path / "t")
     spread_table(spark, p, row_ids=True)
