@@ -247,3 +247,23 @@ def test_marks_on_files_optimize_rewrote_move_to_its_new_files_by_row_id(spark, 
                         rewrite_then_delete) is None
     assert rows_of(spark, p) == model(BASE, deleted=set(range(100)) | set(range(390, N)), updated=set(range(200, 300)))
     assert row_ids(spark, p) == {i: r for i, r in ids.items() if 100 <= i < 390}
+
+
+@pytest.mark.full
+@pytest.mark.reference
+def test_the_reference_and_delta_rs_read_what_rebases_and_moves_committed(spark, tmp_path):
+    from test_interop import result_on_reference
+    from test_interop_utilities import read_delta_rs
+
+    p = str(tmp_path / "t")
+    spread_table(spark, p, row_ids=True)
+    assert concurrently(spark, p, sql(spark, f"DELETE FROM silt.`{p}` WHERE id < 100"),
+                        sql(spark, f"UPDATE silt.`{p}` SET v = concat(v, '|u') WHERE id >= 300")) is None
+    assert concurrently(spark, p, sql(spark, f"DELETE FROM silt.`{p}` WHERE id BETWEEN 100 AND 149"),
+                        sql(spark, f"OPTIMIZE '{p}'")) is None
+    want = sorted((i, v) for (i, v), n in rows_of(spark, p).items() for _ in range(n))
+    assert len(want) == N - 150
+    program = ("result = sorted((r['id'], r['v']) for r in "
+               "spark.read.format('delta').load(path).select('id', 'v').collect())")
+    assert [tuple(r) for r in result_on_reference(program, path=p)] == want
+    assert sorted((r["id"], r["v"]) for r in read_delta_rs(p).to_pylist()) == want
