@@ -76,8 +76,9 @@ object OptimizeExecutor extends Logging {
     val starts = results.map(_._1.size).scanLeft(0)(_ + _)
     val addedByBin = bins.indices.map(i => tagged.slice(starts(i), starts(i + 1)))
     val now = System.currentTimeMillis()
-    /** The metrics of the bins at these indexes (all, unless some yielded to concurrent commits). */
-    def metricsOf(kept: Seq[Int]): OptimizeMetrics = {
+    val computed = scala.collection.mutable.Map.empty[Seq[Int], OptimizeMetrics]
+    /** The metrics of the bins at these indexes (all, unless some yielded to concurrent commits), computed once. */
+    def metricsOf(kept: Seq[Int]): OptimizeMetrics = computed.getOrElseUpdate(kept, {
       val selected = kept.flatMap(bins(_).files)
       val added = kept.flatMap(addedByBin)
       OptimizeMetrics(
@@ -106,7 +107,7 @@ object OptimizeExecutor extends Logging {
         numTableColumns = snapshot.metadata.schema.length,
         numTableColumnsWithStats = StatsColumn.forTable(snapshot.metadata.schema, snapshot.metadata).size,
         addedFileSizePercentiles = OptimizeMetrics.percentiles(added.map(_.size)))
-    }
+    })
     // A bin whose files a concurrent commit changed (a DML's deletion vector, another OPTIMIZE) yields:
     // the other bins commit, and that commit's change stands.
     val groups = bins.indices.map(i => YieldingGroup(bins(i).files,
