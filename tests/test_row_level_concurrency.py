@@ -17,6 +17,7 @@ import silt
 from conftest import concurrently
 
 N = 400
+SECOND_TIER = pytest.mark.full  # make test-full; make test keeps a slice
 
 
 def spread_table(spark, path, level="WriteSerializable", dvs=True, files=4, rows=N, row_ids=False):
@@ -74,6 +75,7 @@ def test_updates_of_different_rows_of_the_same_files_both_commit(spark, tmp_path
     assert sorted(a["deletionVector"]["cardinality"] for a in kept) == [50, 50, 50, 50]
 
 
+@SECOND_TIER
 def test_deletes_of_different_rows_of_the_same_files_both_commit(spark, tmp_path):
     p = str(tmp_path / "t")
     spread_table(spark, p)
@@ -83,14 +85,17 @@ def test_deletes_of_different_rows_of_the_same_files_both_commit(spark, tmp_path
     assert live_files(spark, p) == 4
 
 
-@pytest.mark.parametrize("paused,winner", [    ("DELETE FROM {t} WHERE id < 100", "UPDATE {t} SET v = concat(v, '|u') WHERE id >= 300"),
-    ("UPDATE {t} SET v = concat(v, '|u') WHERE id >= 300", "DELETE FROM {t} WHERE id < 100"),
-    ("MERGE INTO {t} t USING (SELECT id, 'm' AS v FROM range(300, 410)) s ON t.id = s.id "
-     "WHEN MATCHED THEN UPDATE SET v = concat(t.v, '|u') WHEN NOT MATCHED THEN INSERT *",
-     "DELETE FROM {t} WHERE id < 100"),
-    ("DELETE FROM {t} WHERE id < 100",
-     "MERGE INTO {t} t USING (SELECT id, 'm' AS v FROM range(300, 410)) s ON t.id = s.id "
-     "WHEN MATCHED THEN UPDATE SET v = concat(t.v, '|u') WHEN NOT MATCHED THEN INSERT *"),
+MERGE_UPSERT = ("MERGE INTO {t} t USING (SELECT id, 'm' AS v FROM range(300, 410)) s ON t.id = s.id "
+                "WHEN MATCHED THEN UPDATE SET v = concat(t.v, '|u') WHEN NOT MATCHED THEN INSERT *")
+
+
+@pytest.mark.parametrize("paused,winner", [
+    (MERGE_UPSERT, "DELETE FROM {t} WHERE id < 100"),
+    pytest.param("DELETE FROM {t} WHERE id < 100", "UPDATE {t} SET v = concat(v, '|u') WHERE id >= 300",
+                 marks=SECOND_TIER),
+    pytest.param("UPDATE {t} SET v = concat(v, '|u') WHERE id >= 300", "DELETE FROM {t} WHERE id < 100",
+                 marks=SECOND_TIER),
+    pytest.param("DELETE FROM {t} WHERE id < 100", MERGE_UPSERT, marks=SECOND_TIER),
 ])
 def test_dml_on_disjoint_rows_both_commit(spark, tmp_path, paused, winner):
     p = str(tmp_path / "t")
@@ -174,6 +179,7 @@ def test_what_row_level_concurrency_does_not_rebase(spark, tmp_path):
     assert isinstance(error, silt.ConcurrentModificationException), error
 
 
+@SECOND_TIER
 def test_the_setting_turns_it_off(spark, tmp_path):
     p = str(tmp_path / "t")
     spread_table(spark, p)
