@@ -391,3 +391,54 @@ def test_assigned_structs_are_matched_to_the_column_by_name(spark, tmp_path):
     with pytest.raises(Exception, match="another order"):
         spark.sql(f"UPDATE silt.`{q}` SET arr = array(named_struct('b', 'x', 'a', 'y'))")
     assert spark.read.format("silt").load(q).first()["arr"] == [("A", "B")]
+
+
+def cow_table_of_8_files(spark, path, row_tracking=False):
+    """8 files of 1,000 rows each (file i holds ids 1000*i ..), no deletion vectors; the files in
+    path order, as a DELETE's sample orders them, by their first id."""
+    (spark.range(0, 8000, numPartitions=8).selectExpr("id", "CAST(id % 7 AS INT) AS v").write.format("silt")
+     .option("delta.enableDeletionVectors", "false").option("delta.enableRowTracking", str(row_tracking).lower())
+     .save(path))
+    t = silt.SiltTable.for_path(spark, path)
+    files = sorted(r["path"] for r in t.files().collect())
+    return t, [pq.read_table(Path(path) / f, columns=["id"]).column("id")[0].as_py() // 1000 for f in files]
+
+
+# Which files (by position in path order) lose rows. A DELETE samples the files at positions
+# 0, 2, 4, 6 (4 of 8, spread evenly): when all of them lose rows it rewrites all 8 in one pass.
+SAMPLED = [0, 2, 4, 6]
+
+
+@pytest.mark.parametrize("touched, speculate, removed", [
+    (range(8), True, 8),               # every file loses rows: one pass, the same outcome
+    (SAMPLED, True, 8),                # the bet is lost: the 4 untouched files are rewritten unchanged
+    (SAMPLED, False, 4),               # the setting off: only the touched files
+    ([1, 3, 5, 7], True, 4),           # a sampled file loses nothing: no bet
+    ([0, 2, 4, 5, 6], True, 8),
+    ([0, 1, 2, 3, 4, 5, 7], True, 7),
+])
+def test_copy_on_write_delete_rewrites_in_one_pass_when_a_sample_says_every_file_loses_rows(
+        spark, tmp_path, touched, speculate, removed):
+    p = str(tmp_path / "t")
+    t, first_ids = cow_table_of_8_files(spark, p)
+    ids = [first_ids[i] * 1000 + k for i in touched for k in (3, 500)]
+    spark.conf.set("spark.silt.delete.speculativeRewrite.enabled", str(speculate).lower())
+    try:
+        # abs(id): no statistics rule for it, so that every file is a candidate
+        assert t.delete(F.abs("id").isin(ids)).first()["num_affected_rows"] == len(ids)
+    finally:
+        spark.conf.unset("spark.silt.delete.speculativeRewrite.enabled")
+    assert rows(spark, p) == Counter((i, i % 7) for i in range(8000) if i not in set(ids))
+    m = last_metrics(spark, p)["operationMetrics"]
+    assert (m["numDeletedRows"], m["numRemovedFiles"], m["numCopiedRows"]) == \
+        (str(len(ids)), str(removed), str(removed * 1000 - len(ids)))
+
+
+def test_copy_on_write_delete_in_one_pass_keeps_row_ids(spark, tmp_path):
+    p = str(tmp_path / "t")
+    t, _ = cow_table_of_8_files(spark, p, row_tracking=True)
+    before = {r["id"]: r["row_id"] for r in spark.read.format("silt").load(p).selectExpr("id", "_metadata.row_id").collect()}
+    t.delete("id % 100 = 7")
+    after = spark.read.format("silt").load(p).selectExpr("id", "_metadata.row_id").collect()
+    assert len(after) == 7920 and all(before[r["id"]] == r["row_id"] for r in after)
+    assert last_metrics(spark, p)["operationMetrics"]["numRemovedFiles"] == "8"

@@ -53,6 +53,11 @@ object SiltSettings {
       "the same files commits on top of it (the deletion vectors united) instead of failing; a row both change " +
       "still conflicts")
 
+  val DeleteSpeculativeRewrite: Setting[Boolean] = Setting.boolean("spark.silt.delete.speculativeRewrite.enabled",
+    default = true, "a copy-on-write DELETE that removes rows from every file of a small sample of the files it may " +
+      "touch rewrites them all in one pass, without first finding each file it touches (a file that loses no row " +
+      "is then rewritten unchanged)")
+
   val OptimizeWriteEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.optimizeWrite.enabled",
     "(the table's)", "shuffle written rows by partition into files near the bin size (a write's option " +
       "optimizeWrite wins; unset, the table property delta.autoOptimize.optimizeWrite says)")
@@ -139,7 +144,7 @@ object SiltSettings {
     "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
       "when delta-spark is not on the classpath")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency,
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency, DeleteSpeculativeRewrite,
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,

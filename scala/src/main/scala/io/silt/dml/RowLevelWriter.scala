@@ -1,6 +1,7 @@
 package io.silt.dml
 
 import io.silt.actions.{Action, ActionCodec, AddCDCFile, AddFile, RemoveFile}
+import io.silt.config.SiltSettings
 import io.silt.features.ChangeDataFeed
 import io.silt.log.Snapshot
 import io.silt.spark.Identifiers
@@ -114,18 +115,29 @@ object RowLevelWriter {
           changes = Some(cached).filter(_ => feed), startedNs = startedNs)
       } finally if (persist) cached.unpersist()
     } else {
-      val perFile = changesOver(candidates).where(action =!= RowChange.Keep.code)
-        .groupBy(col(RowChanges.PathColumn), action).count().collect()
-      val counts = RowCounts.of(perFile.groupBy(r => RowChange.fromCode(r.getInt(1))).map { case (k, rs) => k -> rs.map(_.getLong(2)).sum })
-      val touchedPaths = perFile.filter(r => r.getInt(1) != RowChange.Insert.code).map(_.getString(0)).toSet
-      val touched = filesAt(snapshot, candidates, touchedPaths.toSeq)
+      // A DELETE whose first pass, over a sample, finds every sampled file losing rows rewrites all
+      // candidates in one pass (see [[TouchedFiles]]).
+      val speculate = !mayWriteRows && !feed && SiltSettings.DeleteSpeculativeRewrite(spark) &&
+        candidates.forall(_.numLogicalRecords.isDefined)
+      val sample = if (speculate) TouchedFiles.sample(candidates, speculationSample(spark)) else candidates
+      if (sample.size < candidates.size && TouchedFiles.eachChanged(changesOver(sample), sample.size)) {
+        val rows = changesOver(candidates).where(action === RowChange.Keep.code)
+        val before = candidates.flatMap(_.numLogicalRecords).sum
+        return commitCopyOnWrite(spark, txn, snapshot, candidates, Some(rows),
+          written => RowCounts(0L, before - written.flatMap(_.numPhysicalRecords).sum, 0L), operation, None, startedNs)
+      }
+      val found = TouchedFiles.of(changesOver(candidates))
+      val touched = filesAt(snapshot, candidates, found.paths.toSeq)
       val all = changesOver(touched)
       val rows = all.where(
         (col(RowChanges.PathColumn).isNotNull && actionIn(RowChange.Keep, RowChange.Update)) || actionIn(RowChange.Insert))
-      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), counts, operation, changes = Some(all).filter(_ => feed),
+      commitCopyOnWrite(spark, txn, snapshot, touched, Some(rows), found.counts, operation, changes = Some(all).filter(_ => feed),
         startedNs = startedNs)
     }
   }
+
+  /** Files a DELETE's sample reads: two per core, at least four. */
+  private def speculationSample(spark: SparkSession): Int = math.max(4, 2 * spark.sparkContext.defaultParallelism)
 
   /** Counts a row-change plan's rows by kind. */
   private def countByKind(changes: DataFrame): RowCounts =
@@ -178,9 +190,17 @@ object RowLevelWriter {
    */
   def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
       rows: Option[DataFrame], counts: RowCounts, operation: RowLevelMetrics => Operation,
-      changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics = {
+      changes: Option[DataFrame] = None, startedNs: Long = System.nanoTime()): RowLevelMetrics =
+    commitCopyOnWrite(spark, txn, snapshot, touched, rows.filter(_ => touched.nonEmpty || counts.inserted > 0L),
+      (_: Seq[AddFile]) => counts, operation, changes, startedNs)
+
+  /** As above, the counts known once the rows are written (`countsOf` the written files). */
+  private def commitCopyOnWrite(spark: SparkSession, txn: OptimisticTransaction, snapshot: Snapshot, touched: Seq[AddFile],
+      rows: Option[DataFrame], countsOf: Seq[AddFile] => RowCounts, operation: RowLevelMetrics => Operation,
+      changes: Option[DataFrame], startedNs: Long): RowLevelMetrics = {
     val scannedNs = System.nanoTime()
-    val written = rows.filter(_ => touched.nonEmpty || counts.inserted > 0L).map(write(spark, txn, _)).getOrElse(Nil)
+    val written = rows.map(write(spark, txn, _)).getOrElse(Nil)
+    val counts = countsOf(written)
     // Rows copied unchanged = rows written less the new versions and inserts (no extra pass over the data).
     val copied = written.flatMap(_.numPhysicalRecords).sum - counts.updated - counts.inserted
     val now = System.currentTimeMillis()
