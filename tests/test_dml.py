@@ -412,10 +412,10 @@ SAMPLED = [0, 2, 4, 6]
 @pytest.mark.parametrize("touched, speculate, removed", [
     (range(8), True, 8),               # every file loses rows: one pass, the same outcome
     (SAMPLED, True, 8),                # the bet is lost: the 4 untouched files are rewritten unchanged
-    (SAMPLED, False, 4),               # the setting off: only the touched files
+    pytest.param(SAMPLED, False, 4, marks=pytest.mark.full),  # the setting off: only the touched files
     ([1, 3, 5, 7], True, 4),           # a sampled file loses nothing: no bet
-    ([0, 2, 4, 5, 6], True, 8),
-    ([0, 1, 2, 3, 4, 5, 7], True, 7),
+    pytest.param([0, 2, 4, 5, 6], True, 8, marks=pytest.mark.full),
+    pytest.param([0, 1, 2, 3, 4, 5, 7], True, 7, marks=pytest.mark.full),
 ])
 def test_copy_on_write_delete_rewrites_in_one_pass_when_a_sample_says_every_file_loses_rows(
         spark, tmp_path, touched, speculate, removed):
@@ -434,6 +434,7 @@ def test_copy_on_write_delete_rewrites_in_one_pass_when_a_sample_says_every_file
         (str(len(ids)), str(removed), str(removed * 1000 - len(ids)))
 
 
+@pytest.mark.full
 def test_copy_on_write_delete_in_one_pass_keeps_row_ids(spark, tmp_path):
     p = str(tmp_path / "t")
     t, _ = cow_table_of_8_files(spark, p, row_tracking=True)
