@@ -45,6 +45,7 @@ object ParquetActionRows {
     if (schema.isEmpty) return Nil
     val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
     val out = ArrayBuffer.empty[Action]
+    val layouts = schema.fields.map(f => Some(f.dataType).collect { case st: StructType => new Layout(st) })
     try {
       reader.initialize(new FileSplit(path, 0, input.getLength, Array.empty[String]),
         new TaskAttemptContextImpl(readerConf(conf, schema), new TaskAttemptID()))
@@ -54,9 +55,11 @@ object ParquetActionRows {
         for (r <- 0 until batch.numRows()) {
           val row = batch.getRow(r)
           for (c <- schema.indices if !row.isNullAt(c)) {
-            val node = json.objectNode()
-            node.set[JsonNode](schema(c).name, value(row, c, schema(c).dataType))
-            out += ActionCodec.fromNode(node)
+            val action = layouts(c) match {
+              case Some(l) => new RowFields(row.getStruct(c, l.schema.size), l)
+              case None => new JsonFields(value(row, c, schema(c).dataType))
+            }
+            out += ActionCodec.fromFields(schema(c).name, action)
           }
         }
       }
@@ -79,6 +82,74 @@ object ParquetActionRows {
     c
   }
 
+  /** A struct type with its fields' positions by name, and those of its struct fields (made as rows ask for them). */
+  private final class Layout(val schema: StructType) {
+    private val index = schema.fieldNames.zipWithIndex.toMap
+    private val nested = new Array[Layout](schema.size)
+    def indexOf(name: String): Int = index.getOrElse(name, -1)
+    def child(i: Int, st: StructType): Layout = {
+      if (nested(i) == null) nested(i) = new Layout(st)
+      nested(i)
+    }
+  }
+
+  /** The fields of a struct of a checkpoint row: the types a checkpoint has read directly, any other through JSON. */
+  private final class RowFields(row: InternalRow, layout: Layout) extends ActionFields {
+    private val schema = layout.schema
+    private def at(name: String): Int = {
+      val i = layout.indexOf(name)
+      if (i >= 0 && row.isNullAt(i)) -1 else i
+    }
+    private def fallback(i: Int): JsonNode = value(row, i, schema(i).dataType)
+
+    def text(name: String): Option[String] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case _: StringType => row.getUTF8String(i).toString
+        case _ => fallback(i).asText
+      })
+    }
+    def long(name: String): Option[Long] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case LongType => row.getLong(i)
+        case IntegerType => row.getInt(i).toLong
+        case _ => fallback(i).asLong
+      })
+    }
+    def bool(name: String): Option[Boolean] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case BooleanType => row.getBoolean(i)
+        case _ => fallback(i).asBoolean
+      })
+    }
+    def strings(name: String): Map[String, String] = at(name) match {
+      case -1 => Map.empty
+      case i => schema(i).dataType match {
+        case MapType(_: StringType, _: StringType, _) =>
+          val map = row.getMap(i)
+          val (keys, values) = (map.keyArray(), map.valueArray())
+          (0 until map.numElements()).iterator.map { j =>
+            keys.getUTF8String(j).toString -> (if (values.isNullAt(j)) null else values.getUTF8String(j).toString)
+          }.toMap
+        case _ => new JsonFields(fallback(i)).strings(name)
+      }
+    }
+    def struct(name: String): Option[ActionFields] = at(name) match {
+      case -1 => None
+      case i => schema(i).dataType match {
+        case st: StructType => Some(new RowFields(row.getStruct(i, st.size), layout.child(i, st)))
+        case _ => Some(new JsonFields(fallback(i)))
+      }
+    }
+    def json: JsonNode = {
+      val o = ParquetActionRows.json.objectNode()
+      for (j <- schema.fields.indices if !row.isNullAt(j)) o.set[JsonNode](schema(j).name, value(row, j, schema(j).dataType))
+      o
+    }
+  }
+
   /** The type without the typed duplicates, at any depth (so that their columns are not even decoded). */
   private def pruned(t: DataType): DataType = t match {
     case s: StructType => StructType(s.fields.filterNot(f => Skipped(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
@@ -87,11 +158,7 @@ object ParquetActionRows {
 
   /** Field `i` of `g` (not null) as JSON: null struct fields are left out, as a commit line leaves them out. */
   private def value(g: SpecializedGetters, i: Int, t: DataType): JsonNode = t match {
-    case s: StructType =>
-      val row = g.getStruct(i, s.size)
-      val o = json.objectNode()
-      for (j <- s.fields.indices if !row.isNullAt(j)) o.set[JsonNode](s(j).name, value(row, j, s(j).dataType))
-      o
+    case s: StructType => new RowFields(g.getStruct(i, s.size), new Layout(s)).json
     case m: MapType =>
       val map = g.getMap(i)
       val (keys, values) = (map.keyArray(), map.valueArray())
