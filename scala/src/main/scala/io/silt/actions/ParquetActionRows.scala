@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.time.ZoneOffset
 
 import scala.collection.mutable.ArrayBuffer
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.JsonNodeFactory
@@ -14,6 +15,7 @@ import org.apache.hadoop.mapreduce.TaskAttemptID
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
 import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.schema.MessageType
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetToSparkSchemaConverter, VectorizedParquetRecordReader}
@@ -33,21 +35,39 @@ object ParquetActionRows {
   private val Skipped = Set("stats_parsed", "partitionValues_parsed")
   private val BatchRows = 4096
 
+  /** A byte range of a checkpoint file that holds whole row groups, with the file's schema: what one thread reads. */
+  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType)
+
+  /** The file in up to `count` pieces of whole row groups, in file order (one when it has one row group). */
+  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = {
+    val input = HadoopInputFile.fromPath(path, conf)
+    val footer = ParquetFileReader.open(input)
+    val (schema, starts) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.map(_.getStartingPos).toIndexedSeq)
+      finally footer.close()
+    val k = math.max(1, math.min(count, starts.size))
+    // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
+    val cuts = 0L +: (1 until k).map(j => starts(j * starts.size / k)) :+ input.getLength
+    cuts.sliding(2).map { case Seq(from, to) => Piece(path, from, to - from, schema) }.toSeq
+  }
+
   def read(path: Path, conf: Configuration): Seq[Action] = read(path, conf, Set.empty[String])
 
   /** The actions of the file; `only`, when not empty: just these top-level actions (`protocol`, …). */
-  def read(path: Path, conf: Configuration, only: Set[String]): Seq[Action] = {
-    val input = HadoopInputFile.fromPath(path, conf)
-    val footer = ParquetFileReader.open(input)
-    val fileSchema = try footer.getFileMetaData.getSchema finally footer.close()
-    val schema = StructType(new ParquetToSparkSchemaConverter(SQLConf.get).convert(fileSchema).fields
+  def read(path: Path, conf: Configuration, only: Set[String]): Seq[Action] =
+    pieces(path, conf, 1).flatMap(read(_, conf, only))
+
+  def read(piece: Piece, conf: Configuration): Seq[Action] = read(piece, conf, Set.empty[String])
+
+  /** The actions of one piece of a file, as [[read]]. */
+  def read(piece: Piece, conf: Configuration, only: Set[String]): Seq[Action] = {
+    val schema = StructType(new ParquetToSparkSchemaConverter(SQLConf.get).convert(piece.fileSchema).fields
       .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
     if (schema.isEmpty) return Nil
     val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
     val out = ArrayBuffer.empty[Action]
     val layouts = schema.fields.map(f => Some(f.dataType).collect { case st: StructType => new Layout(st) })
     try {
-      reader.initialize(new FileSplit(path, 0, input.getLength, Array.empty[String]),
+      reader.initialize(new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
         new TaskAttemptContextImpl(readerConf(conf, schema), new TaskAttemptID()))
       reader.initBatch(new StructType(), InternalRow.empty) // no partition columns
       while (reader.nextBatch()) {
