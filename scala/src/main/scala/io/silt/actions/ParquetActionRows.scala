@@ -26,8 +26,8 @@ import org.apache.spark.sql.types._
 /**
  * Reads the actions of a checkpoint (or sidecar) Parquet file on the driver, without a Spark job,
  * through Spark's vectorized Parquet reader (a column at a time: parquet-mr's row assembly cost
- * ten times more at a million files). Each action becomes the same single-action JSON object as a
- * commit line. Fields that only repeat the JSON ones in typed form (`stats_parsed`,
+ * ten times more at a million files). A row's action is decoded from its fields as a commit line's
+ * is ([[ActionFields]]); fields that only repeat the JSON ones in typed form (`stats_parsed`,
  * `partitionValues_parsed`) are not read.
  */
 object ParquetActionRows {
@@ -153,7 +153,10 @@ object ParquetActionRows {
           (0 until map.numElements()).iterator.map { j =>
             keys.getUTF8String(j).toString -> (if (values.isNullAt(j)) null else values.getUTF8String(j).toString)
           }.toMap
-        case _ => new JsonFields(fallback(i)).strings(name)
+        case _ =>
+          val holder = ParquetActionRows.json.objectNode()
+          holder.set[JsonNode](name, fallback(i))
+          new JsonFields(holder).strings(name)
       }
     }
     def struct(name: String): Option[ActionFields] = at(name) match {
