@@ -36,18 +36,21 @@ object ParquetActionRows {
   private val BatchRows = 4096
 
   /** A byte range of a checkpoint file that holds whole row groups, with the file's schema: what one thread reads. */
-  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType)
+  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType, rows: Long)
 
   /** The file in up to `count` pieces of whole row groups, in file order (one when it has one row group). */
   def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = {
     val input = HadoopInputFile.fromPath(path, conf)
     val footer = ParquetFileReader.open(input)
-    val (schema, starts) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.map(_.getStartingPos).toIndexedSeq)
+    val (schema, groups) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.toIndexedSeq)
       finally footer.close()
-    val k = math.max(1, math.min(count, starts.size))
+    val k = math.max(1, math.min(count, groups.size))
+    val firsts = (0 until k).map(j => j * groups.size / k) :+ groups.size
     // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
-    val cuts = 0L +: (1 until k).map(j => starts(j * starts.size / k)) :+ input.getLength
-    cuts.sliding(2).map { case Seq(from, to) => Piece(path, from, to - from, schema) }.toSeq
+    val cuts = 0L +: firsts.slice(1, k).map(groups(_).getStartingPos) :+ input.getLength
+    cuts.indices.init.map { j =>
+      Piece(path, cuts(j), cuts(j + 1) - cuts(j), schema, groups.slice(firsts(j), firsts(j + 1)).map(_.getRowCount).sum)
+    }
   }
 
   def read(path: Path, conf: Configuration): Seq[Action] = read(path, conf, Set.empty[String])
@@ -64,7 +67,7 @@ object ParquetActionRows {
       .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
     if (schema.isEmpty) return Nil
     val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
-    val out = ArrayBuffer.empty[Action]
+    val out = new ArrayBuffer[Action](math.min(piece.rows, Int.MaxValue / 2).toInt.max(16))
     val layouts = schema.fields.map(f => Some(f.dataType).collect { case st: StructType => new Layout(st) })
     try {
       reader.initialize(new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
@@ -104,9 +107,13 @@ object ParquetActionRows {
 
   /** A struct type with its fields' positions by name, and those of its struct fields (made as rows ask for them). */
   private final class Layout(val schema: StructType) {
-    private val index = schema.fieldNames.zipWithIndex.toMap
+    private val index = new java.util.HashMap[String, Integer]()
+    schema.fieldNames.zipWithIndex.foreach { case (n, i) => index.put(n, i) }
     private val nested = new Array[Layout](schema.size)
-    def indexOf(name: String): Int = index.getOrElse(name, -1)
+    def indexOf(name: String): Int = {
+      val i = index.get(name)
+      if (i == null) -1 else i
+    }
     def child(i: Int, st: StructType): Layout = {
       if (nested(i) == null) nested(i) = new Layout(st)
       nested(i)

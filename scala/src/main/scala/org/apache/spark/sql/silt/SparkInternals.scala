@@ -47,7 +47,11 @@ object SparkInternals {
   def parquetSettings(conf: org.apache.spark.sql.internal.SQLConf): Seq[(String, String)] = {
     import scala.jdk.CollectionConverters._
     val set = conf.getAllConfs
-    org.apache.spark.sql.internal.SQLConf.getConfigEntries.asScala.toSeq.filter(_.key.contains(".parquet.")).flatMap { e =>
+    // private to Spark's sql package in some minors, public in others: reached the same way in all
+    val sqlConf = org.apache.spark.sql.internal.SQLConf
+    val entries = sqlConf.getClass.getMethod("getConfigEntries").invoke(sqlConf)
+      .asInstanceOf[java.util.Collection[org.apache.spark.internal.config.ConfigEntry[_]]]
+    entries.asScala.toSeq.filter(_.key.contains(".parquet.")).flatMap { e =>
       // a default of "<undefined>" or "<value of …>" is no value of its own
       set.get(e.key).orElse(Option(e.defaultValueString).filterNot(_.startsWith("<"))).map(e.key -> _)
     }
