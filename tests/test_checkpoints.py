@@ -249,3 +249,112 @@ def test_checkpoint_decodes_partition_values_as_readers_do(spark, tmp_path):
     assert parsed == {"10": 10, "": None}
     fresh = spark.read.format("silt").load(path)
     assert sorted(r.id for r in fresh.where("p IS NULL").collect()) == [2]
+
+
+# Checkpoint rows as other writers lay them out: every action a column, maps with null values,
+# typed duplicates (stats_parsed) the reader skips, and columns a writer may leave out.
+def _checkpoint_schema(with_dv, with_tags):
+    import pyarrow as pa
+    strings = pa.map_(pa.string(), pa.string())
+    dv = pa.struct([("storageType", pa.string()), ("pathOrInlineDv", pa.string()), ("offset", pa.int32()),
+                    ("sizeInBytes", pa.int32()), ("cardinality", pa.int64()), ("maxRowIndex", pa.int64())])
+    add = [("path", pa.string()), ("partitionValues", strings), ("size", pa.int64()), ("modificationTime", pa.int64()),
+           ("dataChange", pa.bool_()), ("stats", pa.string())] + ([("tags", strings)] if with_tags else []) + \
+        ([("deletionVector", dv)] if with_dv else []) + \
+        [("baseRowId", pa.int64()), ("defaultRowCommitVersion", pa.int64()),
+         ("stats_parsed", pa.struct([("numRecords", pa.int64())]))]
+    remove = [("path", pa.string()), ("deletionTimestamp", pa.int64()), ("dataChange", pa.bool_()),
+              ("extendedFileMetadata", pa.bool_()), ("partitionValues", strings)] + ([("deletionVector", dv)] if with_dv else [])
+    txn = [("appId", pa.string()), ("version", pa.int64()), ("lastUpdated", pa.int64())]
+    return pa.schema([("txn", pa.struct(txn)), ("add", pa.struct(add)), ("remove", pa.struct(remove))])
+
+
+def _checkpoint_rows():
+    from hypothesis import strategies as st
+    text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+    values = st.dictionaries(text, st.none() | text, max_size=3)
+    longs = st.integers(0, 2**50)
+    dv = st.none() | st.fixed_dictionaries({
+        "storageType": st.sampled_from(["u", "i", "p"]), "pathOrInlineDv": text, "offset": st.none() | st.integers(0, 2**30),
+        "sizeInBytes": st.integers(1, 2**30), "cardinality": longs, "maxRowIndex": st.none() | longs})
+    add = st.fixed_dictionaries({
+        "path": text, "partitionValues": values, "size": longs, "modificationTime": longs, "dataChange": st.booleans(),
+        "stats": st.none() | text, "tags": st.none() | values, "deletionVector": dv,
+        "baseRowId": st.none() | longs, "defaultRowCommitVersion": st.none() | longs,
+        "stats_parsed": st.none() | st.fixed_dictionaries({"numRecords": longs})})
+    remove = st.fixed_dictionaries({"path": text, "deletionTimestamp": st.none() | longs, "dataChange": st.booleans(),
+                                    "extendedFileMetadata": st.none() | st.booleans(), "partitionValues": values,
+                                    "deletionVector": dv})
+    txn = st.fixed_dictionaries({"appId": text, "version": longs, "lastUpdated": st.none() | longs})
+    return st.lists(st.one_of(add.map(lambda a: {"add": a}), remove.map(lambda r: {"remove": r}),
+                              txn.map(lambda t: {"txn": t})), max_size=40)
+
+
+def _as_read(kind, fields, with_dv, with_tags):
+    """What a reader must make of a checkpoint row: the codec's JSON of the action, in comparable form."""
+    if kind == "txn":
+        return {k: v for k, v in fields.items() if v is not None}
+    out = {"path": fields["path"], "partitionValues": fields["partitionValues"], "dataChange": fields["dataChange"]}
+    dv = fields["deletionVector"] if with_dv else None
+    out["deletionVector"] = {k: v for k, v in dv.items() if v is not None} if dv else None
+    if kind == "add":
+        out.update({k: fields[k] for k in ("size", "modificationTime", "stats", "baseRowId", "defaultRowCommitVersion")})
+        out["tags"] = (fields["tags"] if with_tags else None) or {}
+    else:
+        out["deletionTimestamp"] = fields["deletionTimestamp"]
+        out["extendedFileMetadata"] = fields["extendedFileMetadata"]
+        if not fields["extendedFileMetadata"]:  # the codec writes a remove's partition values only then
+            out["partitionValues"] = {}
+    return out
+
+
+def _comparable(kind, a):
+    if kind == "txn":
+        return a
+    keys = ["path", "partitionValues", "dataChange", "deletionVector"] + (
+        ["size", "modificationTime", "stats", "baseRowId", "defaultRowCommitVersion", "tags"] if kind == "add"
+        else ["deletionTimestamp", "extendedFileMetadata"])
+    out = {k: a.get(k) for k in keys}
+    out["partitionValues"] = out["partitionValues"] or {}  # the codec leaves an empty map out
+    if kind == "add":
+        out["tags"] = out["tags"] or {}
+    return out
+
+
+def test_checkpoint_rows_read_on_the_driver_are_the_actions_written(spark, tmp_path):
+    """Any add, remove and txn rows, with nulls anywhere a writer may leave them and columns left out,
+    read back as the same actions, in row order (property-based)."""
+    import pyarrow as pa
+    from hypothesis import given, settings, HealthCheck
+    from hypothesis import strategies as st
+    jvm = spark._jvm
+    conf = spark._jsparkSession.sessionState().newHadoopConf()
+    counter = iter(range(10**6))
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(rows=_checkpoint_rows(), with_dv=st.booleans(), with_tags=st.booleans())
+    def check(rows, with_dv, with_tags):
+        schema = _checkpoint_schema(with_dv, with_tags)
+        def shaped(row, column):
+            kind = next(iter(row))
+            if kind != column.name:
+                return None
+            return {f.name: (list(row[kind][f.name].items()) if isinstance(row[kind].get(f.name), dict)
+                             and pa.types.is_map(f.type) else row[kind].get(f.name)) for f in column.type}
+        table = pa.Table.from_pylist([{c.name: shaped(r, c) for c in schema} for r in rows], schema=schema)
+        path = tmp_path / f"{next(counter)}.checkpoint.parquet"
+        pq.write_table(table, path, row_group_size=7)  # several row groups
+        # in pieces of whole row groups, as the threads of a snapshot's read take them
+        rows_of = jvm.io.silt.actions.ParquetActionRows
+        pieces = rows_of.pieces(jvm.org.apache.hadoop.fs.Path(str(path)), conf, 3)
+        assert pieces.size() == max(1, min(3, pq.ParquetFile(path).num_row_groups))
+        got = []
+        for p in range(pieces.size()):
+            actions = rows_of.read(pieces.apply(p), conf)
+            got += [json.loads(jvm.io.silt.actions.ActionCodec.toJson(actions.apply(i))) for i in range(actions.size())]
+        assert [next(iter(a)) for a in got] == [next(iter(r)) for r in rows]
+        for a, r in zip(got, rows):
+            kind = next(iter(r))
+            assert _comparable(kind, a[kind]) == _as_read(kind, r[kind], with_dv, with_tags), (kind, r)
+
+    check()

@@ -35,8 +35,8 @@ object ActionCodec {
     key match {
       case "protocol" => protocol(body)
       case "metaData" => metadata(body)
-      case "add" => add(body)
-      case "remove" => remove(body)
+      case "add" => addOf(new JsonFields(body))
+      case "remove" => removeOf(new JsonFields(body))
       case "cdc" => AddCDCFile(req(body, "path").asText, stringMap(body, "partitionValues"),
         long(body, "size").getOrElse(0L), stringMap(body, "tags"))
       case "commitInfo" => CommitInfo(body)
@@ -133,23 +133,40 @@ object ActionCodec {
       stringMap(b, "configuration"), long(b, "createdTime"))
   }
 
-  private def add(b: JsonNode): AddFile = AddFile(
-    req(b, "path").asText, stringMap(b, "partitionValues"), long(b, "size").getOrElse(0L),
-    long(b, "modificationTime").getOrElse(0L), bool(b, "dataChange").getOrElse(true),
-    str(b, "stats"), stringMap(b, "tags"), dv(b), long(b, "baseRowId"),
-    long(b, "defaultRowCommitVersion"), str(b, "clusteringProvider"))
+  /** An add action from its fields (a commit line's or a checkpoint row's). */
+  def addOf(b: ActionFields): AddFile = AddFile(
+    req(b, "path"), b.strings("partitionValues"), b.long("size").getOrElse(0L),
+    b.long("modificationTime").getOrElse(0L), b.bool("dataChange").getOrElse(true),
+    b.text("stats"), b.strings("tags"), dv(b), b.long("baseRowId"),
+    b.long("defaultRowCommitVersion"), b.text("clusteringProvider"))
 
-  private def remove(b: JsonNode): RemoveFile = RemoveFile(
-    req(b, "path").asText, long(b, "deletionTimestamp"), bool(b, "dataChange").getOrElse(true),
-    bool(b, "extendedFileMetadata"), stringMap(b, "partitionValues"), long(b, "size"),
-    str(b, "stats"), stringMap(b, "tags"), dv(b), long(b, "baseRowId"), long(b, "defaultRowCommitVersion"))
+  /** A remove action from its fields. */
+  def removeOf(b: ActionFields): RemoveFile = RemoveFile(
+    req(b, "path"), b.long("deletionTimestamp"), b.bool("dataChange").getOrElse(true),
+    b.bool("extendedFileMetadata"), b.strings("partitionValues"), b.long("size"),
+    b.text("stats"), b.strings("tags"), dv(b), b.long("baseRowId"), b.long("defaultRowCommitVersion"))
 
-  private def dv(b: JsonNode): Option[DeletionVectorDescriptor] =
-    Option(b.get("deletionVector")).filterNot(_.isNull).map { d =>
-      DeletionVectorDescriptor(DvStorage.fromCode(req(d, "storageType").asText), req(d, "pathOrInlineDv").asText,
-        long(d, "offset").map(_.toInt), req(d, "sizeInBytes").asInt, req(d, "cardinality").asLong,
-        long(d, "maxRowIndex"))
+  /** The action named `key` with these fields. */
+  def fromFields(key: String, fields: ActionFields): Action = key match {
+    case "add" => addOf(fields)
+    case "remove" => removeOf(fields)
+    case _ =>
+      val root = nodes.objectNode()
+      root.set[JsonNode](key, fields.json)
+      fromNode(root)
+  }
+
+  private def dv(b: ActionFields): Option[DeletionVectorDescriptor] =
+    b.struct("deletionVector").map { d =>
+      def required[T](name: String, v: Option[T]) =
+        v.getOrElse(throw new IllegalArgumentException(s"required field '$name' is missing"))
+      DeletionVectorDescriptor(DvStorage.fromCode(req(d, "storageType")), req(d, "pathOrInlineDv"),
+        d.long("offset").map(_.toInt), required("sizeInBytes", d.long("sizeInBytes")).toInt,
+        required("cardinality", d.long("cardinality")), d.long("maxRowIndex"))
     }
+
+  private def req(b: ActionFields, name: String): String =
+    b.text(name).getOrElse(throw new IllegalArgumentException(s"required field '$name' is missing"))
 
   private def dvNode(dv: DeletionVectorDescriptor): ObjectNode = {
     val o = nodes.objectNode()
@@ -167,18 +184,12 @@ object ActionCodec {
     if (v == null || v.isNull) throw new IllegalArgumentException(s"required field '$name' is missing")
     v
   }
-  private def opt(b: JsonNode, name: String): Option[JsonNode] = Option(b.get(name)).filterNot(_.isNull)
-  private def str(b: JsonNode, name: String): Option[String] = opt(b, name).map(_.asText)
-  private def long(b: JsonNode, name: String): Option[Long] = opt(b, name).map(_.asLong)
-  private def bool(b: JsonNode, name: String): Option[Boolean] = opt(b, name).map(_.asBoolean)
+  private def str(b: JsonNode, name: String): Option[String] = new JsonFields(b).text(name)
+  private def long(b: JsonNode, name: String): Option[Long] = new JsonFields(b).long(name)
+  private def bool(b: JsonNode, name: String): Option[Boolean] = new JsonFields(b).bool(name)
   private def strings(b: JsonNode, name: String): Option[Seq[String]] =
-    opt(b, name).map(_.elements().asScala.map(_.asText).toSeq)
-
-  /** A JSON object of strings; JSON null values stay null (a null partition value). */
-  private def stringMap(b: JsonNode, name: String): Map[String, String] =
-    opt(b, name).map(_.properties().asScala.map { e =>
-      e.getKey -> (if (e.getValue.isNull) null else e.getValue.asText)
-    }.toMap).getOrElse(Map.empty)
+    Option(b.get(name)).filterNot(_.isNull).map(_.elements().asScala.map(_.asText).toSeq)
+  private def stringMap(b: JsonNode, name: String): Map[String, String] = new JsonFields(b).strings(name)
 
   private def putArray(o: ObjectNode, name: String, values: Seq[String]): Unit = {
     val a = o.putArray(name)

@@ -1,111 +1,217 @@
 package io.silt.actions
 
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.ZoneOffset
+
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
-import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
+import com.fasterxml.jackson.databind.node.JsonNodeFactory
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.parquet.example.data.Group
-import org.apache.parquet.hadoop.{ParquetFileReader, ParquetReader}
-import org.apache.parquet.hadoop.api.ReadSupport
-import org.apache.parquet.hadoop.example.GroupReadSupport
+import org.apache.hadoop.mapred.FileSplit
+import org.apache.hadoop.mapreduce.TaskAttemptID
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
 import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, PrimitiveType, Type}
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.parquet.schema.MessageType
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetToSparkSchemaConverter, VectorizedParquetRecordReader}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.silt.SparkInternals
+import org.apache.spark.sql.types._
 
 /**
- * Reads the actions of a checkpoint (or sidecar) Parquet file on the driver, without a
- * Spark job: each row becomes the same single-action JSON object as a commit line. Fields that
- * only repeat the JSON ones in typed form (`stats_parsed`, `partitionValues_parsed`) are skipped.
+ * Reads the actions of a checkpoint (or sidecar) Parquet file on the driver, without a Spark job,
+ * through Spark's vectorized Parquet reader (a column at a time: parquet-mr's row assembly cost
+ * ten times more at a million files). A row's action is decoded from its fields as a commit line's
+ * is ([[ActionFields]]); fields that only repeat the JSON ones in typed form (`stats_parsed`,
+ * `partitionValues_parsed`) are not read.
  */
 object ParquetActionRows {
   private val json = JsonNodeFactory.instance
   private val Skipped = Set("stats_parsed", "partitionValues_parsed")
+  private val BatchRows = 4096
+
+  /** A byte range of a checkpoint file that holds whole row groups, with the file's schema: what one thread reads. */
+  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType, rows: Long)
+
+  /** The file in up to `count` pieces of whole row groups, in file order (one when it has one row group). */
+  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = {
+    val input = HadoopInputFile.fromPath(path, conf)
+    val footer = ParquetFileReader.open(input)
+    val (schema, groups) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.toIndexedSeq)
+      finally footer.close()
+    val k = math.max(1, math.min(count, groups.size))
+    val firsts = (0 until k).map(j => j * groups.size / k) :+ groups.size
+    // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
+    val cuts = 0L +: firsts.slice(1, k).map(groups(_).getStartingPos) :+ input.getLength
+    cuts.indices.init.map { j =>
+      Piece(path, cuts(j), cuts(j + 1) - cuts(j), schema, groups.slice(firsts(j), firsts(j + 1)).map(_.getRowCount).sum)
+    }
+  }
 
   def read(path: Path, conf: Configuration): Seq[Action] = read(path, conf, Set.empty[String])
 
   /** The actions of the file; `only`, when not empty: just these top-level actions (`protocol`, …). */
-  def read(path: Path, conf: Configuration, only: Set[String]): Seq[Action] = {
-    val schema = projection(path, conf, only)
-    if (schema.getFieldCount == 0) return Nil
-    val projected = new Configuration(conf)
-    projected.set(ReadSupport.PARQUET_READ_SCHEMA, schema.toString)
-    val reader = ParquetReader.builder(new GroupReadSupport(), path).withConf(projected).build()
-    val out = ArrayBuffer.empty[Action]
+  def read(path: Path, conf: Configuration, only: Set[String]): Seq[Action] =
+    pieces(path, conf, 1).flatMap(read(_, conf, only))
+
+  def read(piece: Piece, conf: Configuration): Seq[Action] = read(piece, conf, Set.empty[String])
+
+  /** The actions of one piece of a file, as [[read]]. */
+  def read(piece: Piece, conf: Configuration, only: Set[String]): Seq[Action] = {
+    val schema = StructType(new ParquetToSparkSchemaConverter(SQLConf.get).convert(piece.fileSchema).fields
+      .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
+    if (schema.isEmpty) return Nil
+    val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
+    val out = new ArrayBuffer[Action](math.min(piece.rows, Int.MaxValue / 2).toInt.max(16))
+    val layouts = schema.fields.map(f => Some(f.dataType).collect { case st: StructType => new Layout(st) })
     try {
-      var row = reader.read()
-      while (row != null) {
-        val node = group(row, row.getType)
-        if (node.size() > 0) out += ActionCodec.fromNode(node)
-        row = reader.read()
+      reader.initialize(new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
+        new TaskAttemptContextImpl(readerConf(conf, schema), new TaskAttemptID()))
+      reader.initBatch(new StructType(), InternalRow.empty) // no partition columns
+      while (reader.nextBatch()) {
+        val batch = reader.resultBatch()
+        for (r <- 0 until batch.numRows()) {
+          val row = batch.getRow(r)
+          for (c <- schema.indices if !row.isNullAt(c)) {
+            val action = layouts(c) match {
+              case Some(l) => new RowFields(row.getStruct(c, l.schema.size), l)
+              case None => new JsonFields(value(row, c, schema(c).dataType))
+            }
+            out += ActionCodec.fromFields(schema(c).name, action)
+          }
+        }
       }
     } finally reader.close()
     out.toSeq
   }
 
-  /** The file's schema without the typed duplicates (so that their columns are not even decoded), and
-   * with only the actions asked for. */
-  private def projection(path: Path, conf: Configuration, only: Set[String]): MessageType = {
-    val file = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))
-    val schema = try file.getFileMetaData.getSchema finally file.close()
-    def prune(t: Type): Type =
-      if (t.isPrimitive) t
-      else t.asGroupType.withNewFields(t.asGroupType.getFields.asScala.filterNot(f => Skipped(f.getName)).map(prune).asJava)
-    val top = schema.getFields.asScala.filter(f => only.isEmpty || only(f.getName))
-    new MessageType(schema.getName, top.map(prune).asJava)
+  /**
+   * The reader's configuration: the columns to read, and the Parquet settings Spark's reader looks
+   * up, as this session has them (a Spark scan sets the same from its session).
+   */
+  private def readerConf(conf: Configuration, schema: StructType): Configuration = {
+    val c = new Configuration(conf)
+    val sql = SQLConf.get
+    SparkInternals.parquetSettings(sql).foreach { case (k, v) => c.set(k, v) }
+    c.set(SQLConf.CASE_SENSITIVE.key, sql.caseSensitiveAnalysis.toString)
+    c.set(SQLConf.SESSION_LOCAL_TIMEZONE.key, sql.sessionLocalTimeZone)
+    c.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
+    c.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, schema.json)
+    c
   }
 
-  private def group(g: Group, t: GroupType): ObjectNode = {
-    val o = json.objectNode()
-    for (i <- 0 until t.getFieldCount) {
-      val f = t.getType(i)
-      if (!Skipped(f.getName) && g.getFieldRepetitionCount(i) > 0) o.set[JsonNode](f.getName, value(g, i, f))
+  /** A struct type with its fields' positions by name, and those of its struct fields (made as rows ask for them). */
+  private final class Layout(val schema: StructType) {
+    private val index = new java.util.HashMap[String, Integer]()
+    schema.fieldNames.zipWithIndex.foreach { case (n, i) => index.put(n, i) }
+    private val nested = new Array[Layout](schema.size)
+    def indexOf(name: String): Int = {
+      val i = index.get(name)
+      if (i == null) -1 else i
     }
-    o
-  }
-
-  /** The (single) value of field `i`, respecting the MAP and LIST encodings. */
-  private def value(g: Group, i: Int, f: Type): JsonNode = {
-    if (f.isPrimitive) return primitive(g, i, 0, f.asPrimitiveType)
-    val inner = g.getGroup(i, 0)
-    val ft = f.asGroupType
-    ft.getLogicalTypeAnnotation match {
-      case _: LogicalTypeAnnotation.MapLogicalTypeAnnotation =>
-        val kv = ft.getType(0).asGroupType
-        val o = json.objectNode()
-        for (j <- 0 until inner.getFieldRepetitionCount(0)) {
-          val entry = inner.getGroup(0, j)
-          val k = entry.getString(0, 0)
-          if (entry.getFieldRepetitionCount(1) == 0) o.putNull(k) else o.set[JsonNode](k, value(entry, 1, kv.getType(1)))
-        }
-        o
-      case _: LogicalTypeAnnotation.ListLogicalTypeAnnotation =>
-        val repeated = ft.getType(0)
-        val a = json.arrayNode()
-        for (j <- 0 until inner.getFieldRepetitionCount(0)) {
-          if (repeated.isPrimitive) a.add(primitive(inner, 0, j, repeated.asPrimitiveType))
-          else {
-            val wrapper = inner.getGroup(0, j)
-            val rt = repeated.asGroupType
-            if (rt.getFieldCount == 1) {
-              if (wrapper.getFieldRepetitionCount(0) == 0) a.addNull() else a.add(value(wrapper, 0, rt.getType(0)))
-            } else a.add(group(wrapper, rt))
-          }
-        }
-        a
-      case _ => group(inner, ft)
+    def child(i: Int, st: StructType): Layout = {
+      if (nested(i) == null) nested(i) = new Layout(st)
+      nested(i)
     }
   }
 
-  private def primitive(g: Group, i: Int, j: Int, t: PrimitiveType): JsonNode = t.getPrimitiveTypeName match {
-    case PrimitiveTypeName.BINARY | PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY => json.textNode(g.getString(i, j))
-    case PrimitiveTypeName.INT32 => json.numberNode(g.getInteger(i, j))
-    case PrimitiveTypeName.INT64 => json.numberNode(g.getLong(i, j))
-    case PrimitiveTypeName.BOOLEAN => json.booleanNode(g.getBoolean(i, j))
-    case PrimitiveTypeName.DOUBLE => json.numberNode(g.getDouble(i, j))
-    case PrimitiveTypeName.FLOAT => json.numberNode(g.getFloat(i, j))
-    case PrimitiveTypeName.INT96 => json.nullNode()
+  /** The fields of a struct of a checkpoint row: the types a checkpoint has read directly, any other through JSON. */
+  private final class RowFields(row: InternalRow, layout: Layout) extends ActionFields {
+    private val schema = layout.schema
+    private def at(name: String): Int = {
+      val i = layout.indexOf(name)
+      if (i >= 0 && row.isNullAt(i)) -1 else i
+    }
+    private def fallback(i: Int): JsonNode = value(row, i, schema(i).dataType)
+
+    def text(name: String): Option[String] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case _: StringType => row.getUTF8String(i).toString
+        case _ => fallback(i).asText
+      })
+    }
+    def long(name: String): Option[Long] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case LongType => row.getLong(i)
+        case IntegerType => row.getInt(i).toLong
+        case _ => fallback(i).asLong
+      })
+    }
+    def bool(name: String): Option[Boolean] = at(name) match {
+      case -1 => None
+      case i => Some(schema(i).dataType match {
+        case BooleanType => row.getBoolean(i)
+        case _ => fallback(i).asBoolean
+      })
+    }
+    def strings(name: String): Map[String, String] = at(name) match {
+      case -1 => Map.empty
+      case i => schema(i).dataType match {
+        case MapType(_: StringType, _: StringType, _) =>
+          val map = row.getMap(i)
+          val (keys, values) = (map.keyArray(), map.valueArray())
+          (0 until map.numElements()).iterator.map { j =>
+            keys.getUTF8String(j).toString -> (if (values.isNullAt(j)) null else values.getUTF8String(j).toString)
+          }.toMap
+        case _ =>
+          val holder = ParquetActionRows.json.objectNode()
+          holder.set[JsonNode](name, fallback(i))
+          new JsonFields(holder).strings(name)
+      }
+    }
+    def struct(name: String): Option[ActionFields] = at(name) match {
+      case -1 => None
+      case i => schema(i).dataType match {
+        case st: StructType => Some(new RowFields(row.getStruct(i, st.size), layout.child(i, st)))
+        case _ => Some(new JsonFields(fallback(i)))
+      }
+    }
+    def json: JsonNode = {
+      val o = ParquetActionRows.json.objectNode()
+      for (j <- schema.fields.indices if !row.isNullAt(j)) o.set[JsonNode](schema(j).name, value(row, j, schema(j).dataType))
+      o
+    }
+  }
+
+  /** The type without the typed duplicates, at any depth (so that their columns are not even decoded). */
+  private def pruned(t: DataType): DataType = t match {
+    case s: StructType => StructType(s.fields.filterNot(f => Skipped(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
+    case other => other
+  }
+
+  /** Field `i` of `g` (not null) as JSON: null struct fields are left out, as a commit line leaves them out. */
+  private def value(g: SpecializedGetters, i: Int, t: DataType): JsonNode = t match {
+    case s: StructType => new RowFields(g.getStruct(i, s.size), new Layout(s)).json
+    case m: MapType =>
+      val map = g.getMap(i)
+      val (keys, values) = (map.keyArray(), map.valueArray())
+      val o = json.objectNode()
+      for (j <- 0 until map.numElements()) {
+        val k = value(keys, j, m.keyType).asText
+        if (values.isNullAt(j)) o.putNull(k) else o.set[JsonNode](k, value(values, j, m.valueType))
+      }
+      o
+    case a: ArrayType =>
+      val array = g.getArray(i)
+      val o = json.arrayNode()
+      for (j <- 0 until array.numElements()) if (array.isNullAt(j)) o.addNull() else o.add(value(array, j, a.elementType))
+      o
+    case _: StringType => json.textNode(g.getUTF8String(i).toString)
+    case BinaryType => json.textNode(new String(g.getBinary(i), UTF_8))
+    case LongType => json.numberNode(g.getLong(i))
+    case IntegerType => json.numberNode(g.getInt(i))
+    case ShortType => json.numberNode(g.getShort(i))
+    case ByteType => json.numberNode(g.getByte(i))
+    case BooleanType => json.booleanNode(g.getBoolean(i))
+    case DoubleType => json.numberNode(g.getDouble(i))
+    case FloatType => json.numberNode(g.getFloat(i))
+    case _ => json.nullNode() // no action field is a timestamp, date or decimal
   }
 }

@@ -110,6 +110,12 @@ object CheckpointWriter {
   }
 
   /**
+   * Row groups of a checkpoint file: small enough that a reader reads a file's row groups on
+   * several threads (Spark's 128 MiB would leave a million files' checkpoint in one).
+   */
+  private val RowGroupBytes = 8L << 20
+
+  /**
    * Writes `df` with Spark into a temporary folder and renames its part files to `targets` (one
    * part per target), so that each target appears whole.
    */
@@ -119,7 +125,7 @@ object CheckpointWriter {
     val fs: FileSystem = tmp.getFileSystem(conf)
     try {
       val out = if (targets.size == 1) df.coalesce(1) else df
-      out.write.option("compression", "snappy").parquet(tmp.toString)
+      out.write.option("compression", "snappy").option("parquet.block.size", RowGroupBytes.toString).parquet(tmp.toString)
       val parts = fs.listStatus(tmp).map(_.getPath).filter(_.getName.startsWith("part-")).sortBy(_.getName).toSeq
       val pairs = parts.zip(targets)
       pairs.foreach { case (part, target) =>

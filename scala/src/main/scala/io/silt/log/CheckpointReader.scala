@@ -54,21 +54,28 @@ object CheckpointReader {
     }
 
   /**
-   * The actions of checkpoint or sidecar Parquet files, read on the driver (the snapshot holds them
-   * there anyway): a Spark job turning rows into JSON costs more than the reading, five times more
-   * at a million files. Several files (parts, sidecars) are read in parallel.
+   * The actions of checkpoint or sidecar Parquet files, read on the driver (a Spark job turning rows
+   * into actions costs more than the reading, and the snapshot holds them there): the files, and the
+   * row groups of each, are read by as many threads as there are cores, in order.
    */
   private def parquet(store: LogStore, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
     val conf = store.hadoopConf
-    def readOne(p: Path): Seq[Action] = try ParquetActionRows.read(p, conf, only) catch {
+    def named[T](p: Path)(read: => T): T = try read catch {
       case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
     }
-    if (paths.size <= 1) return paths.flatMap(readOne)
-    val pool = Executors.newFixedThreadPool(math.min(paths.size, Runtime.getRuntime.availableProcessors()))
+    val threads = Runtime.getRuntime.availableProcessors()
+    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads))).flatten
+    inParallel(pieces, threads)(piece => named(piece.path)(ParquetActionRows.read(piece, conf, only))).flatten
+  }
+
+  /** `f` of each item, on up to `threads` threads, in the items' order. */
+  private def inParallel[A, B](items: Seq[A], threads: Int)(f: A => B): Seq[B] = {
+    if (items.size <= 1 || threads <= 1) return items.map(f)
+    val pool = Executors.newFixedThreadPool(math.min(items.size, threads))
     try {
-      val pending = paths.map(p => pool.submit(new Callable[Seq[Action]] { def call(): Seq[Action] = readOne(p) }))
-      pending.flatMap { f =>
-        try f.get() catch { case e: ExecutionException => throw e.getCause }
+      val pending = items.map(i => pool.submit(new Callable[B] { def call(): B = f(i) }))
+      pending.map { p =>
+        try p.get() catch { case e: ExecutionException => throw e.getCause }
       }
     } finally pool.shutdownNow()
   }

@@ -18,8 +18,21 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   private var protocol: Option[Protocol] = None
   private var metadata: Option[Metadata] = None
 
-  private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): (String, String) =
-    (TablePaths.canonical(tablePath, path), dv.map(_.uniqueId).getOrElse(""))
+  private val rootUri = tablePath.toUri.toString.stripSuffix("/") + "/"
+
+  /**
+   * A file's key: its path relative to the table when it has one (a plain relative path as it is,
+   * an absolute one inside the table without the root), else its absolute URI, so that the two
+   * spellings of one file are one key, and the common one costs no new string.
+   */
+  private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor], plain: Boolean): (String, String) = {
+    val p = if (plain) path else {
+      val absolute = TablePaths.canonical(tablePath, path)
+      val inside = if (absolute.startsWith(rootUri)) absolute.substring(rootUri.length) else ""
+      if (TablePaths.isPlainRelative(inside)) inside else absolute
+    }
+    (p, dv.map(_.uniqueId).getOrElse(""))
+  }
 
   /** Starts from an existing snapshot, so that newer commits can be applied incrementally. */
   def seed(s: Snapshot): this.type = {
@@ -34,15 +47,21 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   }
 
   def append(actions: Iterable[Action]): this.type = {
+    // a checkpoint's million adds: the table sized once rather than doubled twenty times
+    actions match {
+      case s: collection.Seq[_] if s.lengthCompare(1024) > 0 => live.sizeHint(live.size + s.size)
+      case _ =>
+    }
     actions.foreach {
       case a: AddFile =>
+        val plain = TablePaths.isPlainRelative(a.path)
         // A relative path climbing out of the table is corrupt whatever the setting: clones name files by absolute path.
-        if (!allowFilesOutside || relativeNotPlain(a.path)) checkInside(a)
-        val k = key(a.path, a.deletionVector)
+        if (!allowFilesOutside || (!plain && relativeNotPlain(a.path))) checkInside(a, plain)
+        val k = key(a.path, a.deletionVector, plain)
         live(k) = a
         tombstones.remove(k)
       case r: RemoveFile =>
-        val k = key(r.path, r.deletionVector)
+        val k = key(r.path, r.deletionVector, TablePaths.isPlainRelative(r.path))
         live.remove(k)
         tombstones(k) = r
       case p: Protocol => protocol = Some(p)
@@ -63,11 +82,11 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   private def relativeNotPlain(p: String): Boolean = !TablePaths.isPlainRelative(p) && !p.startsWith("/") &&
     (try new java.net.URI(p).getScheme == null catch { case _: java.net.URISyntaxException => true })
 
-  private def checkInside(a: AddFile): Unit = {
+  private def checkInside(a: AddFile, plain: Boolean): Unit = {
     def inside(p: Path) = p.toUri.getPath.startsWith(root) &&
       Option(p.toUri.getScheme).forall(_ == tablePath.toUri.getScheme)
     // a plain relative path is inside by construction; only the others need resolving
-    val data = if (TablePaths.isPlainRelative(a.path)) None else Some(TablePaths.absolute(tablePath, a.path))
+    val data = if (plain) None else Some(TablePaths.absolute(tablePath, a.path))
     val dv = a.deletionVector.filterNot(_.isInline).map { d =>
       try d.filePath(tablePath)
       catch {

@@ -39,6 +39,23 @@ object SparkInternals {
 
   /** A copy of `spark` (same settings, catalog and context) whose setting changes stay its own. */
   def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
+
+  /**
+   * Every Parquet setting (internal ones too) with its value in `conf`: what Spark's Parquet reader
+   * looks up in its Hadoop configuration, which a Spark scan fills from its session.
+   */
+  def parquetSettings(conf: org.apache.spark.sql.internal.SQLConf): Seq[(String, String)] = {
+    import scala.jdk.CollectionConverters._
+    val set = conf.getAllConfs
+    // private to Spark's sql package in some minors, public in others: reached the same way in all
+    val sqlConf = org.apache.spark.sql.internal.SQLConf
+    val entries = sqlConf.getClass.getMethod("getConfigEntries").invoke(sqlConf)
+      .asInstanceOf[java.util.Collection[org.apache.spark.internal.config.ConfigEntry[_]]]
+    entries.asScala.toSeq.filter(_.key.contains(".parquet.")).flatMap { e =>
+      // a default of "<undefined>" or "<value of …>" is no value of its own
+      set.get(e.key).orElse(Option(e.defaultValueString).filterNot(_.startsWith("<"))).map(e.key -> _)
+    }
+  }
 }
 
 /**
