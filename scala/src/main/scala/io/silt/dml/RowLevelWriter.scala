@@ -90,7 +90,8 @@ object RowLevelWriter {
    * With deletion vectors the plan is evaluated once over all candidates (cached when it may write
    * rows). Copy-on-write evaluates it twice and caches nothing: first only the columns that decide
    * each row's change, to find the touched files and count the changes, then over the touched
-   * files alone to write them.
+   * files alone to write them; a DELETE whose sample of the candidates all lose rows skips the
+   * first pass ([[TouchedFiles]]).
    *
    * `rowsByFile`: each task of the plan holds all the changed rows of the files it holds (see
    * [[RowDeletion]]); `operation`: the operation committed, given its metrics; `onlyMarkedRows`: the
