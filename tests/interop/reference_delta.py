@@ -81,6 +81,8 @@ def build_spark():
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.databricks.delta.snapshotPartitions", "2")
+            # VACUUM lists the table with this many tasks (10000 by default): minutes on two cores
+            .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.warehouse.dir", os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                             f"silt-refdelta-wh-{os.getpid()}"))

@@ -9,7 +9,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 
 /**
- * Metadata cleanup: deletes commits and checkpoints older than `delta.logRetentionDuration`
+ * Metadata cleanup: deletes commits, checkpoints and log compactions older than `delta.logRetentionDuration`
  * (or the shorter retention of DROP FEATURE … TRUNCATE HISTORY) that a kept checkpoint covers, and
  * sidecars no kept checkpoint refers to. The oldest kept version always has a checkpoint, so time
  * travel within the retention keeps working.
@@ -33,7 +33,9 @@ object LogCleanup extends Logging {
         Seq(path, new Path(path.getParent, path.getName.stripSuffix(".json") + ".crc"))
       }
       val checkpoints = listing.checkpoints.filter(_.version < cp.version).flatMap(_.files.map(_.getPath))
-      (cp.version, commits ++ checkpoints)
+      // a compaction starting at or before the kept checkpoint can no longer replace anything a replay reads
+      val compactions = listing.compactions.filter(_.start <= cp.version).map(_.file.getPath)
+      (cp.version, commits ++ checkpoints ++ compactions)
     }
   }
 

@@ -97,6 +97,10 @@ private[config] object Setting {
   def int(key: String, default: Int, min: Int, doc: String): Setting[Int] =
     new Setting(key, default.toString, doc, s"an integer >= $min", v => v.toIntOption.filter(_ >= min), Some(default))
 
+  /** An integer that is 0 (the feature is off) or at least `min`. */
+  def intOrOff(key: String, min: Int, doc: String): Setting[Int] =
+    new Setting(key, "0", doc, s"0 (off) or an integer >= $min", v => v.toIntOption.filter(i => i == 0 || i >= min), Some(0))
+
   def long(key: String, default: Option[Long], min: Long, doc: String): Setting[Long] =
     new Setting(key, default.fold("(none)")(_.toString), doc, s"an integer >= $min", v => v.toLongOption.filter(_ >= min), default)
 

@@ -94,6 +94,14 @@ object SiltSettings {
   val CheckpointFilesPerSidecar: Setting[Long] = Setting.long("spark.silt.checkpoint.v2.filesPerSidecar",
     Some(100000L), min = 1, "file actions per sidecar file")
 
+  val LogCompactionReads: Setting[Boolean] = Setting.boolean("spark.silt.log.compaction.useForReads", default = true,
+    "replay a run of commits from its log compaction file (`<x>.<y>.compacted.json`) when there is one")
+    .withDeltaKey("spark.databricks.delta.deltaLog.minorCompaction.useForReads")
+
+  val LogCompactionInterval: Setting[Int] = Setting.intOrOff("spark.silt.log.compaction.interval", min = 2,
+    "after each commit whose version + 1 is a multiple of this, write the log compaction of the commits since the " +
+      "last multiple, as Delta Kernel's `logCompactionInterval` does; 0: never")
+
   val VacuumRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionDurationCheck.enabled",
     default = true, "refuse a VACUUM retention below the table's")
     .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
@@ -148,7 +156,8 @@ object SiltSettings {
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
-    CheckpointV2Format, CheckpointFilesPerSidecar, VacuumRetentionCheck, VacuumLogging, AllowFilesOutsideTable,
+    CheckpointV2Format, CheckpointFilesPerSidecar, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
+    VacuumLogging, AllowFilesOutsideTable,
     TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
     ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)
 

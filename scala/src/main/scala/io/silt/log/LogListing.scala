@@ -10,11 +10,15 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 /** A commit as listed in `_delta_log/`: its version, file and commit timestamp. */
 final case class CommitEntry(version: Long, file: FileStatus, timestamp: Long)
 
+/** A log compaction file: the reconciled actions of commits `start` to `end`, which it may replace in a replay. */
+final case class LogCompaction(start: Long, end: Long, file: FileStatus)
+
 /**
  * What `_delta_log/` holds from version `from` on (`from` = 0: all of it): the commits (oldest
- * first) and the complete checkpoints (newest first).
+ * first), the complete checkpoints (newest first) and the log compactions starting there or later.
  */
-final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[CheckpointInstance], from: Long = 0L) {
+final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[CheckpointInstance], from: Long = 0L,
+    compactions: Seq[LogCompaction] = Nil) {
   private lazy val byVersion = commits.map(c => c.version -> c).toMap
   def commit(version: Long): Option[CommitEntry] = byVersion.get(version)
   def isEmpty: Boolean = commits.isEmpty && checkpoints.isEmpty
@@ -26,6 +30,21 @@ final case class LogListing(commits: IndexedSeq[CommitEntry], checkpoints: Seq[C
 
   /** Whether a partial listing starts where expected: with commit `from` or a checkpoint at `from`. */
   def startsAtFrom: Boolean = commit(from).isDefined || checkpoints.exists(_.version == from)
+
+  /**
+   * What replays commits `from` to `to`: at each version, the compaction starting there that
+   * reaches furthest without passing `to` (as delta-kernel-rs chooses), else that version's commit.
+   */
+  def cover(from: Long, to: Long): Seq[Either[LogCompaction, Long]] = {
+    val widest = compactions.filter(_.end <= to).groupBy(_.start).map { case (s, cs) => s -> cs.maxBy(_.end) }
+    val out = ArrayBuffer.empty[Either[LogCompaction, Long]]
+    var v = from
+    while (v <= to) widest.get(v) match {
+      case Some(c) => out += Left(c); v = c.end + 1
+      case None => out += Right(v); v += 1
+    }
+    out.toSeq
+  }
 
   /** The commit timestamp of `version`: its commit's, else its checkpoint's file time. */
   def timestampOf(version: Long): Long = commit(version).map(_.timestamp).getOrElse(
@@ -53,7 +72,8 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
     val commits = classified.collect { case (FileNames.CommitFile(v), st) => v -> st }.sortBy(_._1)
     val entries = LogFiles.monotonic(commits, Long.MinValue)
     val checkpoints = CheckpointInstance.complete(classified.collect { case (c: FileNames.CheckpointFile, st) => c -> st })
-    LogListing(entries, checkpoints, math.max(fromVersion, 0L))
+    val compactions = classified.collect { case (FileNames.CompactedFile(s, e), st) => LogCompaction(s, e, st) }
+    LogListing(entries, checkpoints, math.max(fromVersion, 0L), compactions)
   }
 
   /**
@@ -94,13 +114,23 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
       case e: java.io.FileNotFoundException =>
         throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
     }
+    parse(path, lines)
+  }
+
+  /** The actions of a log compaction (a compaction deleted since the listing: its commits are read instead). */
+  def readCompaction(c: LogCompaction): Seq[Seq[Action]] = {
+    val path = c.file.getPath
+    try Seq(parse(path, store.readLines(path)))
+    catch { case _: java.io.FileNotFoundException => (c.start to c.end).map(readCommit) }
+  }
+
+  private def parse(path: Path, lines: Seq[String]): Seq[Action] =
     lines.zipWithIndex.map { case (line, i) =>
       try ActionCodec.fromJson(line) catch {
         case e: Exception =>
           throw new CorruptLogException(path.toString, s"line ${i + 1}: ${e.getMessage}", e)
       }
     }
-  }
 }
 
 object LogFiles {

@@ -67,8 +67,8 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
       case p: Protocol => protocol = Some(p)
       case m: Metadata => metadata = Some(m)
       case t: SetTransaction => txns(t.appId) = t
-      case d: DomainMetadata =>
-        if (d.removed) domains.remove(d.domain) else domains(d.domain) = d
+      // a removed domain stays as its tombstone: a log compaction must carry the removal
+      case d: DomainMetadata => domains(d.domain) = d
       case _ =>
     }
     this
@@ -104,7 +104,15 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
 
   /** The file-level state replayed so far. */
   def toState: SnapshotState = new SnapshotState(live.values.toIndexedSeq, tombstones.values.toIndexedSeq,
-    txns.toMap, domains.toMap, live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)
+    txns.toMap, domains.iterator.filterNot(_._2.removed).toMap, live.keys.toIndexedSeq, tombstones.keys.toIndexedSeq)
+
+  /**
+   * The replayed actions reconciled, as a log compaction holds them: the last protocol and
+   * metadata, each transaction's and domain's last action (removals included), each file's last
+   * add or remove (every remove, however old: an older add may be outside the replayed commits).
+   */
+  def reconciled: Seq[Action] = protocol.toSeq ++ metadata ++ txns.values ++ domains.values ++ live.values ++
+    tombstones.values
 
   def toSnapshot(version: Long, timestamp: Long): Snapshot = {
     val state = toState

@@ -57,7 +57,10 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
     replay.toSnapshot(version, timestamp)
   }
 
-  /** The commits from `start` to `version`, which must all be listed. */
+  /**
+   * The commits from `start` to `version`, which must all be listed, as groups of actions to
+   * replay in order: one per commit, or one per log compaction that replaces a run of them.
+   */
   private def readCommits(l: LogListing, start: Start, version: Long,
       unreadable: Seq[(CheckpointInstance, Throwable)]): Seq[Seq[Action]] = {
     (start.from to version).find(v => l.commit(v).isEmpty).foreach { v =>
@@ -68,7 +71,11 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       throw new MissingCommitException(tablePath.toString, v, s"it is needed to read version $version " +
         s"(the commits after the checkpoint or version ${start.from - 1} must all be there)")
     }
-    (start.from to version).map(files.readCommit)
+    if (!options.useCompactions) (start.from to version).map(files.readCommit)
+    else l.cover(start.from, version).flatMap {
+      case Left(compaction) => files.readCompaction(compaction)
+      case Right(v) => Seq(files.readCommit(v))
+    }
   }
 
   /**

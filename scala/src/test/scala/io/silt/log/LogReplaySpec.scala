@@ -68,4 +68,28 @@ class LogReplaySpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(TablePaths.isPlainRelative("day=1/part-00000-a1.c000.snappy.parquet"))
     Seq("../x", "a/./b", "a//b", "/abs", "a/", "s3:x", "a%20b", "a b", "").foreach(p => assert(!TablePaths.isPlainRelative(p), p))
   }
+
+  test("a run of commits replaced by its reconciled actions replays to the same state") {
+    val dvs = Seq(None, dv1, dv2)
+    val action: Gen[Action] = Gen.frequency(
+      6 -> Gen.zip(Gen.oneOf("a", "b", "c", "d"), Gen.oneOf(dvs)).map { case (p, dv) => add(p, dv) },
+      4 -> Gen.zip(Gen.oneOf("a", "b", "c", "d"), Gen.oneOf(dvs)).map { case (p, dv) => remove(p, dv) },
+      1 -> Gen.zip(Gen.oneOf("x", "y"), Gen.oneOf(true, false)).map { case (d, r) => DomainMetadata(d, "{}", r) },
+      1 -> Gen.zip(Gen.oneOf("app1", "app2"), Gen.choose(0L, 9L)).map { case (a, v) => SetTransaction(a, v, None) },
+      1 -> Gen.const(meta.copy(id = "m2")))
+    val log = for {
+      n <- Gen.choose(2, 8)
+      commits <- Gen.listOfN(n, Gen.listOfN(3, action))
+      start <- Gen.choose(1, n - 1)
+      end <- Gen.choose(start, n)
+    } yield (Seq(Protocol(1, 2), meta) +: commits, start, end)
+    def state(s: Snapshot) = (s.protocol, s.metadata, s.files.toSet, s.tombstones.map(r => r.path -> r.deletionVector).toSet,
+      s.transactions, s.domains)
+    forAll(log, minSuccessful(500)) { case (commits, start, end) =>
+      val compaction = new LogReplay(root)
+      commits.slice(start, end + 1).foreach(compaction.append)
+      val replaced = commits.take(start) ++ Seq(compaction.reconciled) ++ commits.drop(end + 1)
+      assert(state(replay(replaced: _*)) == state(replay(commits: _*)))
+    }
+  }
 }
