@@ -7,9 +7,14 @@ import io.silt.actions._
 import io.silt.features._
 import io.silt.log._
 import io.silt.partition.PartitionValues
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
-import org.apache.spark.sql.functions.{col, from_json, lit, struct}
+import org.apache.spark.sql.functions.{coalesce, col, from_json, lit, struct, when}
+import org.apache.spark.storage.StorageLevel
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.sql.types.StructType
 
@@ -20,68 +25,125 @@ final case class WrittenCheckpoint(version: Long, actions: Long, numOfAddFiles: 
 /**
  * Writes checkpoints with Spark: classic single-file Parquet checkpoints (with `stats_parsed`
  * and `partitionValues_parsed`), or, under `delta.checkpointPolicy = 'v2'`, UUID-named V2
- * checkpoints whose add and remove actions live in sidecar files (several for large tables).
- * Files appear under their final names by rename, so a reader never sees half a checkpoint.
+ * checkpoints whose add and remove actions live in sidecar files (several for large tables, each
+ * a range of the sort order). Files are sorted by partition values and path, so that a reader's
+ * row-group statistics narrow a partition's files to a few row groups. Files appear under their
+ * final names by rename, so a reader never sees half a checkpoint.
  */
 object CheckpointWriter {
+  /** The columns of the reconciled state's rows (the other actions come from the snapshot). */
+  private val StateColumns = StructType(Seq("txn", "add", "remove", "domainMetadata").map(CheckpointSchema.topLevel(v2 = false)(_)))
+
   def write(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint = {
     val props = TableProperties(snapshot.metadata.configuration)
-    val now = System.currentTimeMillis()
-    val tombstones = snapshot.tombstones.filter(_.deletionTimestamp.forall(_ > now - props.deletedFileRetentionMs))
-    val nonFile: Seq[Action] = Seq(snapshot.protocol, snapshot.metadata) ++ snapshot.transactions.values ++
-      snapshot.domains.values.filterNot(_.removed)
-    val fileActions: Seq[Action] = snapshot.files ++ tombstones
-    val written = if (props.checkpointPolicy == CheckpointPolicy.V2) writeV2(spark, log, snapshot, nonFile, fileActions, classicName = false)
-      else writeClassic(spark, log, snapshot, nonFile ++ fileActions)
+    val rows = stateRows(spark, log, snapshot)
+    val written = if (props.checkpointPolicy == CheckpointPolicy.V2) writeV2(spark, log, snapshot, rows, classicName = false)
+      else writeClassic(spark, log, snapshot, rows)
     writeLastCheckpoint(log, written)
     written
   }
 
   /** A classic-named V2 checkpoint, for readers that only look for classic names. */
-  def writeCompatibilityCheckpoint(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint = {
-    val nonFile: Seq[Action] = Seq(snapshot.protocol, snapshot.metadata) ++ snapshot.transactions.values ++
-      snapshot.domains.values.filterNot(_.removed)
-    writeV2(spark, log, snapshot, nonFile, snapshot.files, classicName = true)
+  def writeCompatibilityCheckpoint(spark: SparkSession, log: TableLog, snapshot: Snapshot): WrittenCheckpoint =
+    writeV2(spark, log, snapshot, stateRows(spark, log, snapshot), classicName = true)
+
+  /**
+   * The snapshot's transactions, domains, live files and unexpired tombstones as rows: from the
+   * driver's file list when it holds one of at most `spark.silt.checkpoint.maxDriverFiles` files (or
+   * the log holds no more actions), else replayed by Spark ([[StateReconstruction]]; turning each
+   * action into JSON on the driver costs more than reading the previous checkpoint again, and as
+   * much heap as the list itself). The driver's replay when Spark cannot replay this log.
+   */
+  private def stateRows(spark: SparkSession, log: TableLog, snapshot: Snapshot): DataFrame = {
+    val props = TableProperties(snapshot.metadata.configuration)
+    val cutoff = System.currentTimeMillis() - props.deletedFileRetentionMs
+    val limit = SiltSettings.CheckpointMaxDriverFiles(spark)
+    val replayed = if (snapshot.isStateLoaded && snapshot.numFiles <= limit) None
+      else StateReconstruction.of(log, snapshot).filter(r => snapshot.isStateLoaded || r.estimatedActions > limit)
+        .flatMap(_.rows(spark, cutoff))
+    replayed.getOrElse {
+      val tombstones = snapshot.tombstones.filter(_.deletionTimestamp.forall(_ > cutoff))
+      frame(spark, snapshot.transactions.values.toSeq ++ snapshot.domains.values ++ snapshot.files ++ tombstones,
+        StateColumns)
+    }
   }
 
-  private def writeClassic(spark: SparkSession, log: TableLog, snapshot: Snapshot, actions: Seq[Action]): WrittenCheckpoint = {
+  private def writeClassic(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: DataFrame): WrittenCheckpoint = {
     val schema = CheckpointSchema.topLevel(v2 = false)
-    val df = withParsedStats(frame(spark, actions, schema), snapshot)
+    val head = frame(spark, Seq(snapshot.protocol, snapshot.metadata), schema)
+    val df = sorted(withParsedStats(head.unionByName(rows, allowMissingColumns = true), snapshot), snapshot, parts = 1)
     val target = new Path(log.logPath, FileNames.checkpointName(snapshot.version))
     val files = writeParquet(spark, df, log.logPath, Seq(target), log.hadoopConf)
-    WrittenCheckpoint(snapshot.version, actions.size, snapshot.files.size, size(files, log), df.schema, files)
+    val (actions, adds) = counts(files, log)
+    WrittenCheckpoint(snapshot.version, actions, adds, size(files, log), df.schema, files)
   }
 
-  private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, nonFile: Seq[Action],
-      fileActions: Seq[Action], classicName: Boolean): WrittenCheckpoint = {
-    val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
-    val perSidecar = SiltSettings.CheckpointFilesPerSidecar(spark)
-    val numSidecars = math.max(1, math.ceil(fileActions.size.toDouble / perSidecar).toInt)
-    val sidecarNames = (1 to numSidecars).map(_ => s"${UUID.randomUUID()}.parquet")
-    val sidecarFrame = withParsedStats(frame(spark, fileActions, StructType(Seq(
-      CheckpointSchema.topLevel(v2 = false)("add"), CheckpointSchema.topLevel(v2 = false)("remove")))), snapshot)
-    val sidecarFiles = if (fileActions.isEmpty) Nil else writeParquet(spark,
-      sidecarFrame.repartition(numSidecars), sidecarDir, sidecarNames.map(new Path(sidecarDir, _)), log.hadoopConf)
-    val fs = log.logPath.getFileSystem(log.hadoopConf)
-    val sidecars = sidecarFiles.map { p =>
-      val st = fs.getFileStatus(p)
-      val node = ActionCodec.mapper.createObjectNode()
-      node.put("path", p.getName).put("sizeInBytes", st.getLen).put("modificationTime", st.getModificationTime)
-      UnknownAction("sidecar", node)
-    }
-    val meta = ActionCodec.mapper.createObjectNode().put("version", snapshot.version)
-    val top = UnknownAction("checkpointMetadata", meta) +: (nonFile ++ sidecars)
-    val format = if (classicName) "parquet" else SiltSettings.CheckpointV2Format(spark)
-    val name = if (classicName) FileNames.checkpointName(snapshot.version)
-      else FileNames.v2CheckpointName(snapshot.version, UUID.randomUUID().toString, format)
-    val target = new Path(log.logPath, name)
-    val main = if (format == "json") {
-      log.store.writeIfAbsent(target, top.map(ActionCodec.toJson))
-      Seq(target)
-    } else writeParquet(spark, frame(spark, top, CheckpointSchema.topLevel(v2 = true)), log.logPath, Seq(target), log.hadoopConf)
-    WrittenCheckpoint(snapshot.version, (top ++ fileActions).size.toLong, snapshot.files.size, size(main, log),
-      CheckpointSchema.topLevel(v2 = true), main)
+  private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: DataFrame,
+      classicName: Boolean): WrittenCheckpoint = {
+    // the rows are used twice (sidecars, then the top-level file's transactions and domains)
+    val state = rows.persist(StorageLevel.DISK_ONLY)
+    try {
+      val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
+      val fileRows = state.where(col("add").isNotNull || col("remove").isNotNull).select("add", "remove")
+      val numFileActions = fileRows.count()
+      val numSidecars = math.max(1, math.ceil(numFileActions.toDouble / SiltSettings.CheckpointFilesPerSidecar(spark)).toInt)
+      val sidecarNames = (1 to numSidecars).map(_ => s"${UUID.randomUUID()}.parquet")
+      val sidecarFiles = if (numFileActions == 0) Nil else writeParquet(spark,
+        sorted(withParsedStats(fileRows, snapshot), snapshot, numSidecars), sidecarDir, sidecarNames.map(new Path(sidecarDir, _)),
+        log.hadoopConf)
+      val fs = log.logPath.getFileSystem(log.hadoopConf)
+      val sidecars = sidecarFiles.map { p =>
+        val st = fs.getFileStatus(p)
+        val node = ActionCodec.mapper.createObjectNode()
+        node.put("path", p.getName).put("sizeInBytes", st.getLen).put("modificationTime", st.getModificationTime)
+        UnknownAction("sidecar", node)
+      }
+      val nonFile = Seq(snapshot.protocol, snapshot.metadata) ++ state.where(col("txn").isNotNull ||
+        col("domainMetadata").isNotNull).select("txn", "domainMetadata").toJSON.collect().map(ActionCodec.fromJson)
+      val meta = ActionCodec.mapper.createObjectNode().put("version", snapshot.version)
+      val top = UnknownAction("checkpointMetadata", meta) +: (nonFile ++ sidecars)
+      val format = if (classicName) "parquet" else SiltSettings.CheckpointV2Format(spark)
+      val name = if (classicName) FileNames.checkpointName(snapshot.version)
+        else FileNames.v2CheckpointName(snapshot.version, UUID.randomUUID().toString, format)
+      val target = new Path(log.logPath, name)
+      val main = if (format == "json") {
+        log.store.writeIfAbsent(target, top.map(ActionCodec.toJson))
+        Seq(target)
+      } else writeParquet(spark, frame(spark, top, CheckpointSchema.topLevel(v2 = true)), log.logPath, Seq(target), log.hadoopConf)
+      val (sidecarActions, adds) = counts(sidecarFiles, log)
+      WrittenCheckpoint(snapshot.version, top.size + sidecarActions, adds, size(main, log), CheckpointSchema.topLevel(v2 = true), main)
+    } finally state.unpersist()
   }
+
+  /**
+   * The rows in the order readers prune best: protocol, metadata, transactions and domains, then
+   * the files by partition values (typed, as `partitionValues_parsed` holds them) and path, then
+   * the tombstones; in `parts` ranges of that order (one per output file), each sorted.
+   */
+  private def sorted(df: DataFrame, snapshot: Snapshot, parts: Int): DataFrame = {
+    val m = snapshot.metadata
+    val tz = df.sparkSession.sessionState.conf.sessionLocalTimeZone
+    val rank = when(col("add").isNotNull, 1).when(col("remove").isNotNull, 2).otherwise(0)
+    val values = m.partitionSchema.fields.toSeq.map { f =>
+      val raw = SparkInternals.expression(coalesce(col("add.partitionValues"), col("remove.partitionValues"))
+        .getItem(ColumnMapping.of(m).partitionKey(f.name)))
+      SparkInternals.column(PartitionValues.decode(raw, f.dataType, tz))
+    }
+    val keys = rank +: values :+ coalesce(col("add.path"), col("remove.path"))
+    (if (parts == 1) df.repartition(1) else df.repartitionByRange(parts, keys: _*)).sortWithinPartitions(keys: _*)
+  }
+
+  /** (rows, add actions) of written checkpoint files, from their footers. */
+  private def counts(files: Seq[Path], log: TableLog): (Long, Long) = files.map { p =>
+    val footer = ParquetFileReader.open(HadoopInputFile.fromPath(p, log.hadoopConf))
+    try {
+      val groups = footer.getRowGroups.asScala
+      val rows = groups.map(_.getRowCount).sum
+      val nullPaths = groups.map(_.getColumns.asScala.find(_.getPath.toDotString == "add.path")
+        .map(c => c.getStatistics.getNumNulls).getOrElse(0L)).sum
+      (rows, rows - nullPaths)
+    } finally footer.close()
+  }.foldLeft((0L, 0L)) { case ((a, b), (c, d)) => (a + c, b + d) }
 
   /** Actions as rows of the checkpoint schema: their JSON read back with that schema. */
   private def frame(spark: SparkSession, actions: Seq[Action], schema: StructType): DataFrame = {

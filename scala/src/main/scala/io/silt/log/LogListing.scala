@@ -120,8 +120,31 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
   /** The actions of a log compaction (a compaction deleted since the listing: its commits are read instead). */
   def readCompaction(c: LogCompaction): Seq[Seq[Action]] = {
     val path = c.file.getPath
-    try Seq(parse(path, store.readLines(path)))
+    try Seq(firstOfEachKey(parse(path, store.readLines(path))))
     catch { case _: java.io.FileNotFoundException => (c.start to c.end).map(readCommit) }
+  }
+
+  /**
+   * A compaction's actions with only the first of each file, transaction, domain, protocol and
+   * metadata. The protocol wants each once, so their order would not matter; delta-kernel-rs,
+   * which replays newest first, keeps the first it sees, and reads compactions that list their
+   * commits' actions newest first, repeats included, as it does.
+   */
+  private def firstOfEachKey(actions: Seq[Action]): Seq[Action] = {
+    val keys = new FileKeys(tablePath.toUri.toString)
+    val seen = scala.collection.mutable.HashSet.empty[Any]
+    actions.filter { a =>
+      val key: Option[Any] = a match {
+        case f: AddFile => Some(("file", keys.of(f.path), f.deletionVector.map(_.uniqueId)))
+        case r: RemoveFile => Some(("file", keys.of(r.path), r.deletionVector.map(_.uniqueId)))
+        case t: SetTransaction => Some(("txn", t.appId))
+        case d: DomainMetadata => Some(("domain", d.domain))
+        case _: Protocol => Some("protocol")
+        case _: Metadata => Some("metaData")
+        case _ => None
+      }
+      key.forall(seen.add)
+    }
   }
 
   private def parse(path: Path, lines: Seq[String]): Seq[Action] =

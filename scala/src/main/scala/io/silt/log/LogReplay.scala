@@ -18,21 +18,10 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
   private var protocol: Option[Protocol] = None
   private var metadata: Option[Metadata] = None
 
-  private val rootUri = tablePath.toUri.toString.stripSuffix("/") + "/"
+  private val keys = new FileKeys(tablePath.toUri.toString)
 
-  /**
-   * A file's key: its path relative to the table when it has one (a plain relative path as it is,
-   * an absolute one inside the table without the root), else its absolute URI, so that the two
-   * spellings of one file are one key, and the common one costs no new string.
-   */
-  private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor], plain: Boolean): (String, String) = {
-    val p = if (plain) path else {
-      val absolute = TablePaths.canonical(tablePath, path)
-      val inside = if (absolute.startsWith(rootUri)) absolute.substring(rootUri.length) else ""
-      if (TablePaths.isPlainRelative(inside)) inside else absolute
-    }
-    (p, dv.map(_.uniqueId).getOrElse(""))
-  }
+  private def key(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor], plain: Boolean): (String, String) =
+    (keys.of(path, plain), dv.map(_.uniqueId).getOrElse(""))
 
   /** Starts from an existing snapshot, so that newer commits can be applied incrementally. */
   def seed(s: Snapshot): this.type = {

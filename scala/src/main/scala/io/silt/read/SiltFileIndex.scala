@@ -26,10 +26,8 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   lazy val files: IndexedSeq[AddFile] = selected.getOrElse(snapshot.files)
 
   private val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-  private lazy val stats: Map[AddFile, FileStats] = {
-    val parse = FileStats.parserFor(snapshot.metadata)
-    files.map(a => a -> parse(a.stats)).toMap
-  }
+  // statistics are parsed for the files of the matching partitions only, as each scan needs them
+  private lazy val parseStats = FileStats.parserFor(snapshot.metadata)
   /** The table's partition columns, with the physical names their values are keyed by. */
   private def tablePartitions: StructType = snapshot.metadata.partitionSchema
 
@@ -42,7 +40,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
     val derived = GeneratedPartitionFilters.derive(dataFilters, snapshot.metadata, timeZone)
     val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone))
     if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
-    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, stats(a)))
+    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, parseStats(a.stats)))
   }
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
