@@ -6,10 +6,11 @@ and `s`, the Parquet files themselves absent. They are written straight into a c
 (by pyarrow, rows in file order, so each row group holds every partition, as another engine's
 checkpoint would), then TAIL commits of 100 adds each follow it. Each size is measured in a JVM of
 its own with `spark.driver.memory` = DRIVER (1g: PySpark's default):
-- the open (protocol and metadata), then the file list (`numFiles`), and the heap after it;
-- the planning of a query on one partition (`day = 3`) and of a point on `id`, each twice (the
-  first also reads the file list): seconds until the scan's tasks are made, and the files they read;
-- CHECKPOINT, then a fresh open of the checkpoint Silt wrote;
+- the open (protocol and metadata), then CHECKPOINT (the driver holding no file list yet);
+- the file list (`numFiles`), and the heap after it;
+- the planning of a query on one partition (`day = 3`) and of a point on `id`, each twice:
+  seconds until the scan's tasks are made, and the files they read;
+- a fresh open (with its file list) of the checkpoint Silt wrote, in another JVM;
 - report only: delta-rs opening the same table.
 A step that fails (out of heap) is recorded with its error, and the JVM's later steps are skipped.
 Writes bench/results/log_scale.json.
@@ -125,6 +126,9 @@ def child(path: Path, files: int):
     spark = build_spark("silt", {"spark.driver.memory": DRIVER_MEMORY})
     try:
         step("open", lambda: int(table_log(spark, path).latest().version()))
+        # first, while the driver holds no file list: a Spark job replays the checkpoint and the tail
+        step("checkpoint", lambda: spark.sql(f"CHECKPOINT '{path}'").collect() and None)
+        step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
         n = step("file_list", lambda: int(table_log(spark, path).latest().numFiles()))
         if n is not None:
             assert n == files + TAIL * 100, n
@@ -133,8 +137,6 @@ def child(path: Path, files: int):
         for i in (1, 2):
             step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
             step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
-        step("checkpoint", lambda: spark.sql(f"CHECKPOINT '{path}'").collect() and None)
-        step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
     finally:
         spark.stop()
     print("@@RESULT@@ " + json.dumps(out), flush=True)

@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapred.FileSplit
 import org.apache.hadoop.mapreduce.TaskAttemptID
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.parquet.filter2.predicate.FilterPredicate
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.MessageType
@@ -62,16 +63,27 @@ object ParquetActionRows {
   def read(piece: Piece, conf: Configuration): Seq[Action] = read(piece, conf, Set.empty[String])
 
   /** The actions of one piece of a file, as [[read]]. */
-  def read(piece: Piece, conf: Configuration, only: Set[String]): Seq[Action] = {
+  def read(piece: Piece, conf: Configuration, only: Set[String]): Seq[Action] = read(piece, conf, only, None)(_ => true)
+
+  /**
+   * The actions of one piece that `keep` accepts, of the row groups (and pages) whose statistics
+   * `filter` cannot rule out: the others are not read.
+   */
+  def read(piece: Piece, conf: Configuration, only: Set[String], filter: Option[FilterPredicate])(
+      keep: Action => Boolean): Seq[Action] = {
     val schema = StructType(new ParquetToSparkSchemaConverter(SQLConf.get).convert(piece.fileSchema).fields
       .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
     if (schema.isEmpty) return Nil
     val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
-    val out = new ArrayBuffer[Action](math.min(piece.rows, Int.MaxValue / 2).toInt.max(16))
+    // sized for every row only when every row is an action kept
+    val out = new ArrayBuffer[Action](if (filter.isEmpty && only.isEmpty) math.min(piece.rows, Int.MaxValue / 2).toInt.max(16) else 16)
     val layouts = schema.fields.map(f => Some(f.dataType).collect { case st: StructType => new Layout(st) })
     try {
+      val c = readerConf(conf, schema)
+      filter.foreach(ParquetInputFormat.setFilterPredicate(c, _))
+      c.setBoolean("parquet.filter.columnindex.enabled", false)
       reader.initialize(new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
-        new TaskAttemptContextImpl(readerConf(conf, schema), new TaskAttemptID()))
+        new TaskAttemptContextImpl(c, new TaskAttemptID()))
       reader.initBatch(new StructType(), InternalRow.empty) // no partition columns
       while (reader.nextBatch()) {
         val batch = reader.resultBatch()
@@ -82,7 +94,8 @@ object ParquetActionRows {
               case Some(l) => new RowFields(row.getStruct(c, l.schema.size), l)
               case None => new JsonFields(value(row, c, schema(c).dataType))
             }
-            out += ActionCodec.fromFields(schema(c).name, action)
+            val decoded = ActionCodec.fromFields(schema(c).name, action)
+            if (keep(decoded)) out += decoded
           }
         }
       }

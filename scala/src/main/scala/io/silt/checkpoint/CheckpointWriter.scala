@@ -49,7 +49,7 @@ object CheckpointWriter {
 
   /**
    * The snapshot's transactions, domains, live files and unexpired tombstones as rows: from the
-   * driver's file list when it holds one of at most `spark.silt.checkpoint.maxDriverFiles` files (or
+   * driver's file list when it holds one of at most `spark.silt.snapshot.maxDriverFiles` files (or
    * the log holds no more actions), else replayed by Spark ([[StateReconstruction]]; turning each
    * action into JSON on the driver costs more than reading the previous checkpoint again, and as
    * much heap as the list itself). The driver's replay when Spark cannot replay this log.
@@ -57,7 +57,7 @@ object CheckpointWriter {
   private def stateRows(spark: SparkSession, log: TableLog, snapshot: Snapshot): DataFrame = {
     val props = TableProperties(snapshot.metadata.configuration)
     val cutoff = System.currentTimeMillis() - props.deletedFileRetentionMs
-    val limit = SiltSettings.CheckpointMaxDriverFiles(spark)
+    val limit = SiltSettings.SnapshotMaxDriverFiles(spark)
     val replayed = if (snapshot.isStateLoaded && snapshot.numFiles <= limit) None
       else StateReconstruction.of(log, snapshot).filter(r => snapshot.isStateLoaded || r.estimatedActions > limit)
         .flatMap(_.rows(spark, cutoff))

@@ -94,9 +94,9 @@ object SiltSettings {
   val CheckpointFilesPerSidecar: Setting[Long] = Setting.long("spark.silt.checkpoint.v2.filesPerSidecar",
     Some(100000L), min = 1, "file actions per sidecar file")
 
-  val CheckpointMaxDriverFiles: Setting[Long] = Setting.long("spark.silt.checkpoint.maxDriverFiles", Some(200000L), min = 0,
-    "a table with more live files is checkpointed from a Spark job replaying its last checkpoint and the commits " +
-      "after it, rather than from the file list on the driver")
+  val SnapshotMaxDriverFiles: Setting[Long] = Setting.long("spark.silt.snapshot.maxDriverFiles", Some(200000L), min = 0,
+    "a table whose checkpoint holds more files keeps no file list on the driver: a scan reads the files it needs " +
+      "from the checkpoint's row groups, and a checkpoint is written by a Spark job replaying the log")
 
   val LogCompactionReads: Setting[Boolean] = Setting.boolean("spark.silt.log.compaction.useForReads", default = true,
     "replay a run of commits from its log compaction file (`<x>.<y>.compacted.json`) when there is one")
@@ -160,7 +160,7 @@ object SiltSettings {
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
-    CheckpointV2Format, CheckpointFilesPerSidecar, CheckpointMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
+    CheckpointV2Format, CheckpointFilesPerSidecar, SnapshotMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
     VacuumLogging, AllowFilesOutsideTable,
     TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
     ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)

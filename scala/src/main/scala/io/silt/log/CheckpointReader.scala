@@ -7,6 +7,9 @@ import java.util.concurrent.{Callable, ExecutionException, Executors}
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.CorruptLogException
 import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import scala.jdk.CollectionConverters._
 
 /**
  * Reads the actions of a checkpoint: classic and multi-part Parquet checkpoints, and V2
@@ -38,8 +41,64 @@ object CheckpointReader {
   }
 
   /** The sidecar files a checkpoint refers to (none for V1 checkpoints). */
-  def sidecarsOf(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Path] =
-    topLevel(store, cp).collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
+  def sidecarsOf(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Path] = {
+    // of a Parquet checkpoint, the sidecar column alone: the file actions may be millions
+    val top = cp.kind match {
+      case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
+      case _ => parquet(store, cp.files.map(_.getPath), only = Set("sidecar"))
+    }
+    top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
+  }
+
+  /**
+   * The add actions of a checkpoint that a `keep` accepts (each thread makes its own), read only
+   * from the row groups of its Parquet files (sidecars included) that `filter` cannot rule out,
+   * on as many threads as there are cores.
+   */
+  def scanAdds(store: LogStore, logPath: Path, cp: CheckpointInstance, filter: Option[RowGroupFilter])(
+      keep: () => AddFile => Boolean): Seq[AddFile] = {
+    val (paths, inline) = parquetFiles(store, logPath, cp)
+    val conf = store.hadoopConf
+    val threads = Runtime.getRuntime.availableProcessors()
+    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads))).flatten
+    val keeps = new ThreadLocal[AddFile => Boolean] { override def initialValue(): AddFile => Boolean = keep() }
+    inline.filter(keep()) ++ inParallel(pieces, threads) { piece =>
+      val accept = keeps.get()
+      named(piece.path)(ParquetActionRows.read(piece, conf, Set("add"), filter.flatMap(_.forFile(piece.fileSchema))) {
+        case a: AddFile => accept(a)
+        case _ => false
+      }).collect { case a: AddFile => a }
+    }.flatten
+  }
+
+  /** (rows, an upper bound of the bytes of the files they add) of a checkpoint's Parquet files, from their footers. */
+  def footerSummary(store: LogStore, logPath: Path, cp: CheckpointInstance): (Long, Long) = {
+    val (paths, inline) = parquetFiles(store, logPath, cp)
+    val perFile = paths.map { p =>
+      val footer = ParquetFileReader.open(HadoopInputFile.fromPath(p, store.hadoopConf))
+      try footer.getRowGroups.asScala.map { g =>
+        val size = g.getColumns.asScala.find(_.getPath.toDotString == "add.size").map(_.getStatistics)
+          .filter(st => st != null && st.hasNonNullValue).map(_.genericGetMax.asInstanceOf[Number].longValue)
+        (g.getRowCount, size.map(_ * g.getRowCount).getOrElse(Long.MaxValue / 4))
+      }.foldLeft((0L, 0L)) { case ((r, b), (r2, b2)) => (r + r2, math.min(Long.MaxValue / 2, b + b2)) }
+      finally footer.close()
+    }
+    val inlineAdds = inline.collect { case a: AddFile => a }
+    (perFile.map(_._1).sum + inlineAdds.size, math.min(Long.MaxValue / 2, perFile.map(_._2).sum + inlineAdds.map(_.size).sum))
+  }
+
+  /** The Parquet files holding a checkpoint's file actions, and the adds of a JSON V2 checkpoint's own file. */
+  private def parquetFiles(store: LogStore, logPath: Path, cp: CheckpointInstance): (Seq[Path], Seq[AddFile]) = cp.kind match {
+    case CheckpointKind.V2("json") =>
+      val top = cp.files.flatMap(f => jsonLines(store, f.getPath))
+      (top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }, top.collect { case a: AddFile => a })
+    // a classic-named checkpoint may be a V2 one with sidecars too
+    case _ => (cp.files.map(_.getPath) ++ sidecarsOf(store, logPath, cp), Nil)
+  }
+
+  private def named[T](p: Path)(read: => T): T = try read catch {
+    case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
+  }
 
   private def topLevel(store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {
     case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
@@ -60,9 +119,6 @@ object CheckpointReader {
    */
   private def parquet(store: LogStore, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
     val conf = store.hadoopConf
-    def named[T](p: Path)(read: => T): T = try read catch {
-      case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
-    }
     val threads = Runtime.getRuntime.availableProcessors()
     val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads))).flatten
     inParallel(pieces, threads)(piece => named(piece.path)(ParquetActionRows.read(piece, conf, only))).flatten

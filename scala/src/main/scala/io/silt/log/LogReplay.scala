@@ -44,8 +44,7 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
     actions.foreach {
       case a: AddFile =>
         val plain = TablePaths.isPlainRelative(a.path)
-        // A relative path climbing out of the table is corrupt whatever the setting: clones name files by absolute path.
-        if (!allowFilesOutside || (!plain && relativeNotPlain(a.path))) checkInside(a, plain)
+        admit(a, plain)
         val k = key(a.path, a.deletionVector, plain)
         live(k) = a
         tombstones.remove(k)
@@ -90,6 +89,23 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
         s"(set ${io.silt.config.SiltSettings.AllowFilesOutsideTable.key}=true to read tables whose files live elsewhere, such as shallow clones)")
     }
   }
+
+  /**
+   * Refuses an add naming a file outside the table (unless the table may have such files); a
+   * relative path climbing out of the table is corrupt whatever the setting: clones name files by
+   * absolute path.
+   */
+  def admit(a: AddFile, plain: Boolean): Unit =
+    if (!allowFilesOutside || (!plain && relativeNotPlain(a.path))) checkInside(a, plain)
+
+  /** Whether the replayed actions add or remove the file `path` with deletion vector `dv`. */
+  def touches(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): Boolean = {
+    val k = key(path, dv, TablePaths.isPlainRelative(path))
+    live.contains(k) || tombstones.contains(k)
+  }
+
+  /** The live files replayed so far. */
+  def liveFiles: Iterator[AddFile] = live.valuesIterator
 
   /** The file-level state replayed so far. */
   def toState: SnapshotState = new SnapshotState(live.values.toIndexedSeq, tombstones.values.toIndexedSeq,

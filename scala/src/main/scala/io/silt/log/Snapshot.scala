@@ -24,7 +24,8 @@ final class Snapshot(
     val metadata: Metadata,
     val timestamp: Long,
     computeState: () => SnapshotState,
-    val uncommittedMetadata: Boolean = false) {
+    val uncommittedMetadata: Boolean = false,
+    checkpointScan: Option[CheckpointScan] = None) {
 
   @volatile private var computed = false
   private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
@@ -38,6 +39,23 @@ final class Snapshot(
 
   /** Whether the file-level state has been read (tests and diagnostics). */
   def isStateLoaded: Boolean = computed
+
+  /**
+   * Whether scans read their files from the checkpoint's row groups ([[scanFiles]]) rather than
+   * the file list: the checkpoint holds more files than the driver should, and the list is not read.
+   */
+  def scansCheckpoint: Boolean = !computed && checkpointScan.exists(_.large)
+
+  /**
+   * The files `keep` accepts (each reading thread makes its own `keep`), read from the checkpoint's
+   * row groups that `filter` does not rule out when [[scansCheckpoint]]; None otherwise, or when the
+   * checkpoint cannot be read so (then `files` is the way).
+   */
+  def scanFiles(filter: Option[RowGroupFilter])(keep: () => AddFile => Boolean): Option[IndexedSeq[AddFile]] =
+    if (scansCheckpoint) checkpointScan.flatMap(_.files(filter)(keep)) else None
+
+  /** The bytes of the files, or an upper bound of them when [[scansCheckpoint]] (the file list is not read for it). */
+  def sizeInBytesBound: Long = if (scansCheckpoint) checkpointScan.get.sizeUpperBound else sizeInBytes
 
   def sizeInBytes: Long = files.iterator.map(_.size).sum
   def numFiles: Int = files.size

@@ -43,8 +43,10 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       throw new CorruptLogException(files.logPath.toString,
         s"the log up to version $version holds no protocol or no metaData action")
     }
+    // from a checkpoint, a large table's scans can read its row groups instead of a file list
+    val scan = start.checkpoint.filter(_ => start.base.isEmpty).map(new CheckpointScan(files, options, _, commits))
     val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, l.timestampOf(version),
-      () => fileState(version, start, commits))
+      () => fileState(version, start, commits), checkpointScan = scan)
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     snapshot
   }

@@ -11,14 +11,15 @@ import org.apache.spark.sql.SparkSession
 
 /** How a table's log is read, captured from the session when the table is opened. */
 final case class LogOptions(allowFilesOutside: Boolean = true, logStores: Map[String, String] = Map.empty,
-    useCompactions: Boolean = true)
+    useCompactions: Boolean = true, maxDriverFiles: Long = 200000L)
 
 object LogOptions {
   /** The session's log options; opening a table is where a misspelt or invalid `spark.silt.*` setting is refused. */
   def from(spark: SparkSession): LogOptions = {
     SiltSettings.checkSession(spark.conf)
     LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark),
-      logStores = SiltSettings.LogStoreImpl.byPart(spark.conf), useCompactions = SiltSettings.LogCompactionReads(spark))
+      logStores = SiltSettings.LogStoreImpl.byPart(spark.conf), useCompactions = SiltSettings.LogCompactionReads(spark),
+      maxDriverFiles = SiltSettings.SnapshotMaxDriverFiles(spark))
   }
 }
 

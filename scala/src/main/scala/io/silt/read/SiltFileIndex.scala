@@ -35,13 +35,28 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   override def partitionSchema: StructType = ColumnMapping.logicalSchema(tablePartitions)
 
-  /** The files a scan with these filters must read. */
+  /**
+   * The files a scan with these filters must read: those of the matching partitions whose
+   * statistics do not rule the data filters out. A large table's files are read from its
+   * checkpoint's row groups that its partition filters do not rule out ([[Snapshot.scanFiles]]).
+   */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
     val derived = GeneratedPartitionFilters.derive(dataFilters, snapshot.metadata, timeZone)
-    val inPartitions = files.filter(PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone))
-    if (dataFilters.isEmpty || !SiltFileIndex.skippingEnabled(spark)) inPartitions
-    else inPartitions.filter(a => DataSkipping.mayMatch(dataFilters, parseStats(a.stats)))
+    val skipping = dataFilters.nonEmpty && SiltFileIndex.skippingEnabled(spark)
+    // a matcher per reading thread: partition predicates are evaluated with a row of their own
+    val keep: () => AddFile => Boolean = { () =>
+      val inPartition = PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone)
+      a => inPartition(a) && (!skipping || DataSkipping.mayMatch(dataFilters, parseStats(a.stats)))
+    }
+    val scanned = if (selected.isDefined) None
+      else snapshot.scanFiles(CheckpointPushdown(partitionFilters ++ derived, snapshot.metadata))(keep)
+    scanned.getOrElse(files.filter(keep()))
   }
+
+  /** What the reader is told of the files it may read: from the file list, or the worst case when scans read the checkpoint. */
+  def scanFilesSummary: ScanFiles =
+    if (selected.isEmpty && snapshot.scansCheckpoint) ScanFiles.Unknown
+    else ScanFiles(files.iterator.map(_.size).maxOption.getOrElse(0L), files.exists(_.deletionVector.isDefined))
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {
     val files = matchingFiles(partitionFilters, dataFilters)
@@ -56,7 +71,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   override def refresh(): Unit = ()
 
-  override def sizeInBytes: Long = files.iterator.map(_.size).sum
+  override def sizeInBytes: Long = if (selected.isEmpty) snapshot.sizeInBytesBound else files.iterator.map(_.size).sum
 
   override def toString: String = s"SiltFileIndex(${snapshot.tablePath}, version ${snapshot.version})"
 

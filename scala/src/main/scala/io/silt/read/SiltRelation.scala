@@ -32,8 +32,7 @@ object SiltRelation {
       partitionSchema = ColumnMapping.logicalSchema(metadata.partitionSchema),
       dataSchema = ColumnMapping.logicalSchema(metadata.schema),
       bucketSpec = None,
-      fileFormat = new SiltParquetFileFormat(wholeFiles, () => ScanFiles(index.files.iterator.map(_.size).maxOption.getOrElse(0L),
-        index.files.exists(_.deletionVector.isDefined)), ColumnMapping.of(metadata),
+      fileFormat = new SiltParquetFileFormat(wholeFiles, () => index.scanFilesSummary, ColumnMapping.of(metadata),
         RowTracking.readableColumns(snapshot.protocol, metadata).map(RowTrackingColumns(_))),
       // the table's own file-system settings, for the tasks that read its files (and their DVs)
       options = TableFileSystem.optionsFor(spark, snapshot.tablePath) + ("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])

@@ -1,0 +1,146 @@
+package io.silt.read
+
+import io.silt.actions.Metadata
+import io.silt.features.ColumnMapping
+import io.silt.log.RowGroupFilter
+import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate, Operators}
+import org.apache.parquet.io.api.Binary
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The row-group filter of a scan's partition filters, over a checkpoint's typed partition values
+ * (`add.partitionValues_parsed.<physical name>`): the conjuncts it can express (=, <=>, IN, <, <=,
+ * >, >=, IS [NOT] NULL of an int, long, date, string or boolean partition column and literals) rule
+ * out row groups and pages; the exact match of every filter is still made on each file read.
+ */
+object CheckpointPushdown {
+  private type Pushed = (FilterPredicate, Map[Seq[String], PrimitiveTypeName])
+  private val MaxInValues = 100
+
+  def apply(filters: Seq[Expression], metadata: Metadata): Option[RowGroupFilter] = {
+    val mapping = ColumnMapping.of(metadata)
+    val columns: Map[String, (Seq[String], DataType)] = metadata.partitionSchema.fields.map { f =>
+      f.name.toLowerCase -> (Seq("add", "partitionValues_parsed", mapping.partitionKey(f.name)), f.dataType)
+    }.toMap
+    def column(a: Attribute): Option[Typed] = columns.get(a.name.toLowerCase)
+      .filter { case (path, _) => !path.last.contains(".") }.flatMap { case (path, t) => Typed(path, t) }
+
+    def translate(e: Expression): Option[Pushed] = e match {
+      case And(l, r) => (translate(l) ++ translate(r)).reduceOption(both(FilterApi.and))
+      case Or(l, r) => for (a <- translate(l); b <- translate(r)) yield both(FilterApi.or)(a, b)
+      case EqualTo(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.eq(v))
+      case EqualTo(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.eq(v))
+      case EqualNullSafe(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.eq(v))
+      case EqualNullSafe(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.eq(v))
+      case In(a: Attribute, values) if values.size <= MaxInValues && values.forall(v => v.isInstanceOf[Literal] && v.asInstanceOf[Literal].value != null) =>
+        values.map(v => column(a).flatMap(_.eq(v.asInstanceOf[Literal].value))).reduceOption((x, y) =>
+          for (p <- x; q <- y) yield both(FilterApi.or)(p, q)).flatten
+      case InSet(a: Attribute, set) if set.size <= MaxInValues && !set.contains(null) =>
+        set.toSeq.map(v => column(a).flatMap(_.eq(v))).reduceOption((x, y) => for (p <- x; q <- y) yield both(FilterApi.or)(p, q)).flatten
+      case LessThan(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.cmp("<", v))
+      case LessThanOrEqual(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.cmp("<=", v))
+      case GreaterThan(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.cmp(">", v))
+      case GreaterThanOrEqual(a: Attribute, Literal(v, _)) if v != null => column(a).flatMap(_.cmp(">=", v))
+      case LessThan(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.cmp(">", v))
+      case LessThanOrEqual(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.cmp(">=", v))
+      case GreaterThan(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.cmp("<", v))
+      case GreaterThanOrEqual(Literal(v, _), a: Attribute) if v != null => column(a).flatMap(_.cmp("<=", v))
+      case IsNull(a: Attribute) => column(a).map(_.isNull(true))
+      case IsNotNull(a: Attribute) => column(a).map(_.isNull(false))
+      case _ => None
+    }
+    filters.flatMap(translate).reduceOption(both(FilterApi.and)).map { case (p, cols) => RowGroupFilter(p, cols) }
+  }
+
+  private def both(op: (FilterPredicate, FilterPredicate) => FilterPredicate)(a: Pushed, b: Pushed): Pushed =
+    (op(a._1, b._1), a._2 ++ b._2)
+
+  /** A partition column as its checkpoint column, of one of the types pushed down. */
+  private sealed trait Typed {
+    def path: Seq[String]
+    def eq(v: Any): Option[Pushed]
+    def cmp(op: String, v: Any): Option[Pushed]
+    def isNull(yes: Boolean): Pushed
+  }
+
+  private object Typed {
+    def apply(path: Seq[String], t: DataType): Option[Typed] = t match {
+      case IntegerType | DateType | ShortType | ByteType => Some(new IntTyped(path))
+      case LongType => Some(new LongTyped(path))
+      case StringType => Some(new StringTyped(path))
+      case BooleanType => Some(new BooleanTyped(path))
+      case _ => None
+    }
+  }
+
+  private final class IntTyped(val path: Seq[String]) extends Typed {
+    private val c: Operators.IntColumn = FilterApi.intColumn(path.mkString("."))
+    private def value(v: Any): Option[java.lang.Integer] = v match {
+      case i: Int => Some(i)
+      case s: Short => Some(s.toInt)
+      case b: Byte => Some(b.toInt)
+      case _ => None
+    }
+    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.INT32))
+    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[java.lang.Integer, Operators.IntColumn](c, x)))
+    def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
+      case "<" => FilterApi.lt[java.lang.Integer, Operators.IntColumn](c, x)
+      case "<=" => FilterApi.ltEq[java.lang.Integer, Operators.IntColumn](c, x)
+      case ">" => FilterApi.gt[java.lang.Integer, Operators.IntColumn](c, x)
+      case _ => FilterApi.gtEq[java.lang.Integer, Operators.IntColumn](c, x)
+    }))
+    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[java.lang.Integer, Operators.IntColumn](c, null)
+      else FilterApi.notEq[java.lang.Integer, Operators.IntColumn](c, null))
+  }
+
+  private final class LongTyped(val path: Seq[String]) extends Typed {
+    private val c: Operators.LongColumn = FilterApi.longColumn(path.mkString("."))
+    private def value(v: Any): Option[java.lang.Long] = v match {
+      case l: Long => Some(l)
+      case _ => None
+    }
+    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.INT64))
+    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[java.lang.Long, Operators.LongColumn](c, x)))
+    def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
+      case "<" => FilterApi.lt[java.lang.Long, Operators.LongColumn](c, x)
+      case "<=" => FilterApi.ltEq[java.lang.Long, Operators.LongColumn](c, x)
+      case ">" => FilterApi.gt[java.lang.Long, Operators.LongColumn](c, x)
+      case _ => FilterApi.gtEq[java.lang.Long, Operators.LongColumn](c, x)
+    }))
+    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[java.lang.Long, Operators.LongColumn](c, null)
+      else FilterApi.notEq[java.lang.Long, Operators.LongColumn](c, null))
+  }
+
+  private final class StringTyped(val path: Seq[String]) extends Typed {
+    private val c: Operators.BinaryColumn = FilterApi.binaryColumn(path.mkString("."))
+    private def value(v: Any): Option[Binary] = v match {
+      case s: UTF8String => Some(Binary.fromString(s.toString))
+      case _ => None
+    }
+    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.BINARY))
+    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[Binary, Operators.BinaryColumn](c, x)))
+    def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
+      case "<" => FilterApi.lt[Binary, Operators.BinaryColumn](c, x)
+      case "<=" => FilterApi.ltEq[Binary, Operators.BinaryColumn](c, x)
+      case ">" => FilterApi.gt[Binary, Operators.BinaryColumn](c, x)
+      case _ => FilterApi.gtEq[Binary, Operators.BinaryColumn](c, x)
+    }))
+    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[Binary, Operators.BinaryColumn](c, null)
+      else FilterApi.notEq[Binary, Operators.BinaryColumn](c, null))
+  }
+
+  private final class BooleanTyped(val path: Seq[String]) extends Typed {
+    private val c: Operators.BooleanColumn = FilterApi.booleanColumn(path.mkString("."))
+    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.BOOLEAN))
+    def eq(v: Any): Option[Pushed] = v match {
+      case b: Boolean => Some(typed(FilterApi.eq[java.lang.Boolean, Operators.BooleanColumn](c, b)))
+      case _ => None
+    }
+    def cmp(op: String, v: Any): Option[Pushed] = None
+    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[java.lang.Boolean, Operators.BooleanColumn](c, null)
+      else FilterApi.notEq[java.lang.Boolean, Operators.BooleanColumn](c, null))
+  }
+}

@@ -1,0 +1,89 @@
+"""Tables whose checkpoint holds more than `spark.silt.snapshot.maxDriverFiles` files keep no file
+list on the driver: a scan reads the files it needs from the checkpoint's row groups that its
+partition filters do not rule out, less what the commits after the checkpoint changed, and returns
+the rows a scan of the file list returns."""
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from test_checkpoint_replay import build, state_loaded
+
+LIMIT = "spark.silt.snapshot.maxDriverFiles"
+QUERIES = ["k = 1", "k IN (0, 2)", "k > 0", "k <= 1 AND id > 30", "k IS NULL", "k IS NOT NULL OR id = 3", "id = 42",
+           "s = 'u'", "k = 2 OR id < 5", "id BETWEEN 20 AND 40", "true"]
+
+
+@pytest.fixture
+def setting(spark):
+    """Sets session settings for one test and unsets them afterwards, whatever happens."""
+    keys = []
+
+    def set_(key, value):
+        keys.append(key)
+        spark.conf.set(key, value)
+    yield set_
+    for k in keys:
+        spark.conf.unset(k)
+
+
+def rows(spark, path, where):
+    return sorted(tuple(r) for r in spark.read.format("silt").load(path).where(where).collect())
+
+
+@pytest.mark.parametrize("policy", ["classic", "v2"])
+def test_scans_of_a_large_table_read_its_checkpoint_and_return_the_same_rows(spark, tmp_path, setting, policy):
+    src = str(tmp_path / "src")
+    build(spark, src, policy)  # checkpoint at 6, then commits 7 to 10 (an append, deletes, an OPTIMIZE)
+    expected = {q: rows(spark, src, q) for q in QUERIES}
+    large = str(tmp_path / "large")
+    shutil.copytree(src, large)
+    setting(LIMIT, "0")
+    for q in QUERIES:
+        assert rows(spark, large, q) == expected[q], q
+    assert not state_loaded(spark, large)  # no query read the file list
+    joined = spark.read.format("silt").load(large).alias("a").join(spark.read.format("silt").load(src).alias("b"), "id")
+    assert joined.count() == len(expected["true"])
+
+
+def test_partition_filters_rule_out_row_groups_by_their_typed_partition_values(spark, tmp_path, setting):
+    """A checkpoint whose second row group's typed partition values (deliberately) disagree with its
+    raw ones: a scan filtered on the raw value finds no file there, since it never reads that row
+    group; the file list, which reads the raw values, finds them."""
+    p = tmp_path / "t"
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, day INT) USING silt PARTITIONED BY (day)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1, 1), (2, 2)")
+    spark.sql(f"CHECKPOINT '{p}'")
+    cp = p / "_delta_log" / f"{1:020d}.checkpoint.parquet"
+    table = pq.read_table(cp)
+    adds = table.filter(pa.compute.is_valid(table.column("add")))
+    others = table.filter(pa.compute.invert(pa.compute.is_valid(table.column("add"))))
+    rows_ = adds.to_pylist()
+    for r in rows_:
+        if dict(r["add"]["partitionValues"])["day"] == "2":
+            r["add"]["partitionValues_parsed"]["day"] = 99
+    (cp.parent / f".{cp.name}.crc").unlink(missing_ok=True)  # the local file system's checksum of the old file
+    with pq.ParquetWriter(cp, table.schema) as w:
+        w.write_table(others)
+        for r in rows_:
+            w.write_table(pa.Table.from_pylist([r], schema=table.schema))
+    fresh = str(tmp_path / "fresh")
+    shutil.copytree(p, fresh)
+    setting(LIMIT, "0")
+    assert rows(spark, fresh, "day = 2") == []
+    assert rows(spark, fresh, "day = 1") == [(1, 1)]
+    spark.conf.unset(LIMIT)
+    again = str(tmp_path / "again")
+    shutil.copytree(p, again)
+    assert rows(spark, again, "day = 2") == [(2, 2)]
+
+
+def test_a_small_table_still_reads_its_file_list(spark, tmp_path):
+    p = str(tmp_path / "t")
+    spark.range(10).selectExpr("id", "CAST(id % 2 AS INT) AS k").write.format("silt").partitionBy("k").save(p)
+    spark.sql(f"CHECKPOINT '{p}'")
+    fresh = str(tmp_path / "fresh")
+    shutil.copytree(p, fresh)
+    assert rows(spark, fresh, "k = 1") == [(i, 1) for i in range(1, 10, 2)]
+    assert state_loaded(spark, fresh)
