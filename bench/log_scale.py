@@ -4,14 +4,16 @@ The table is synthetic, as checkpoint_million's, in the shape a long-lived parti
 FILES add actions over 1,000 partitions (`day`), with statistics on `id` (each file's own range)
 and `s`, the Parquet files themselves absent. They are written straight into a classic checkpoint
 (by pyarrow, rows in file order, so each row group holds every partition, as another engine's
-checkpoint would), then TAIL commits of 100 adds each follow it. Each size is measured in a JVM of
-its own with `spark.driver.memory` = DRIVER (1g: PySpark's default):
-- the open (protocol and metadata), then CHECKPOINT (the driver holding no file list yet);
-- the file list (`numFiles`), and the heap after it;
-- the planning of a query on one partition (`day = 3`) and of a point on `id`, each twice:
-  seconds until the scan's tasks are made, and the files they read;
-- a fresh open (with its file list) of the checkpoint Silt wrote, in another JVM;
-- report only: delta-rs opening the same table.
+checkpoint would), then TAIL commits of 100 adds each follow it. Each table is measured in two
+JVMs of their own with `spark.driver.memory` = DRIVER (1g: PySpark's default), so that the table
+is always opened afresh:
+- the table as written: the open (protocol and metadata); CHECKPOINT, while the driver holds no
+  file list (a Spark job replays the checkpoint and the tail); the planning of a query on one
+  partition (`day = 3`) and of a point on `id`, each twice: seconds until the scan's tasks are
+  made, and the files they read; the heap after each;
+- a copy holding only the checkpoint Silt wrote: the open, the same plans, then the file list
+  (`numFiles`, which may not fit the driver) and the heap after it;
+- report only: delta-rs opening the table.
 A step that fails (out of heap) is recorded with its error, and the JVM's later steps are skipped.
 Writes bench/results/log_scale.json.
 
@@ -103,8 +105,9 @@ def planned(spark, path, where):
     return secs, int(scans[0].metrics().apply("numFiles").value())
 
 
-def child(path: Path, files: int):
-    """The measures of one size, in this process's own JVM; printed as one JSON line."""
+def measures(path: Path, files: int, checkpoint: bool):
+    """The measures of one table, in this process's own JVM; printed as one JSON line. With
+    `checkpoint`: the open, CHECKPOINT, then the plans; without: the open, the plans, then the file list."""
     from bench.log_open import table_log
     out, jvm_ok = {}, True
 
@@ -115,114 +118,103 @@ def child(path: Path, files: int):
         try:
             secs, value = timed(fn)
             out[name] = {"seconds": secs, "value": value}
-            say(f"    {name}: {secs:.2f} s {'' if value is None else value}")
             return value
         except Exception as e:  # noqa: BLE001 - an out-of-heap JVM is a result, not a crash of the benchmark
             out[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-            say(f"    {name}: FAILED {out[name]['error'][:200]}")
             jvm_ok = "OutOfMemoryError" not in str(e) and "Java heap" not in str(e)
             return None
 
     spark = build_spark("silt", {"spark.driver.memory": DRIVER_MEMORY})
     try:
         step("open", lambda: int(table_log(spark, path).latest().version()))
-        # first, while the driver holds no file list: a Spark job replays the checkpoint and the tail
-        step("checkpoint", lambda: spark.sql(f"CHECKPOINT '{path}'").collect() and None)
-        step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
-        n = step("file_list", lambda: int(table_log(spark, path).latest().numFiles()))
-        if n is not None:
-            assert n == files + TAIL * 100, n
-        step("heap_after_file_list_mib", lambda: heap_used_mb(spark))
+        if checkpoint:  # while the driver holds no file list: a Spark job replays the checkpoint and the tail
+            step("checkpoint", lambda: spark.sql(f"CHECKPOINT '{path}'").collect() and None)
+            step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
         point = f"id = {(files // 2) * 100 + 7}"
         for i in (1, 2):
             step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
             step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
+        step("heap_after_plans_mib", lambda: heap_used_mb(spark))
+        if not checkpoint:
+            step("file_list", lambda: int(table_log(spark, path).latest().numFiles()))
+            step("heap_after_file_list_mib", lambda: heap_used_mb(spark))
     finally:
         spark.stop()
     print("@@RESULT@@ " + json.dumps(out), flush=True)
 
 
-def fresh_open_of_own_checkpoint(path: Path, files: int):
-    """The fresh open (file list) of a copy of the table holding only Silt's checkpoint, in a JVM of its own."""
+def own_checkpoint_copy(path: Path):
+    """A copy of the table holding only the checkpoint Silt wrote (and `_last_checkpoint`): what a new reader opens."""
     copy = SCRATCH / "copy"
     rm(copy)
     (copy / "_delta_log").mkdir(parents=True)
     for p in (path / "_delta_log").iterdir():
-        if ".checkpoint." in p.name and not p.name.startswith(f"{0:020d}") or p.name == "_last_checkpoint":
+        if (".checkpoint." in p.name and not p.name.startswith(f"{0:020d}")) or p.name == "_last_checkpoint":
             (copy / "_delta_log" / p.name).hardlink_to(p)
     return copy
 
 
-def run_child(path, files, driver_memory):
-    r = subprocess.run([sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory],
+def run_child(path, files, driver_memory, checkpoint):
+    """`measures` of the table at `path` in a new Python process and JVM."""
+    r = subprocess.run([sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory,
+                        "checkpoint" if checkpoint else "read"],
                        capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent))
-    sys.stderr.write("".join(line + "\n" for line in r.stderr.splitlines() if line.startswith("    ")))
     lines = [line for line in r.stdout.splitlines() if line.startswith("@@RESULT@@ ")]
-    if not lines:
-        return {"error": f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"}
-    return json.loads(lines[-1][len("@@RESULT@@ "):])
+    out = json.loads(lines[-1][len("@@RESULT@@ "):]) if lines else {"error": f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"}
+    for k, v in out.items():
+        say(f"    {k}: " + (f"FAILED {v['error'][:150]}" if isinstance(v, dict) and "error" in v else
+                             f"{v['seconds']:.2f} s ({v['value']})" if isinstance(v, dict) else str(v)))
+    return out
 
 
 def bench_log_scale(sizes, driver_memory):
-    """Each size's table written, measured in a JVM of its own, then opened by delta-rs; returns the result."""
+    """Each size's table written, checkpointed and planned on, then its Silt checkpoint opened and planned
+    on, each in a JVM of its own, and the table opened by delta-rs; returns the result."""
     from deltalake import DeltaTable
     rows = []
     for files in sizes:
         rm(SCRATCH)
         table = SCRATCH / "t"
         secs = write_table(table, files)
-        say(f"  {files:,} files: table written in {secs:.0f} s; measuring with a {driver_memory} driver")
-        silt = run_child(table, files, driver_memory)
+        say(f"  {files:,} files: table written in {secs:.0f} s; with a {driver_memory} driver, its foreign checkpoint:")
+        foreign = run_child(table, files, driver_memory, checkpoint=True)
         drs, _ = timed(lambda: DeltaTable(str(table)).version())
         say(f"    delta-rs open: {drs:.2f} s")
         own = None
-        if "checkpoint" in silt and "error" not in silt["checkpoint"]:
-            copy = fresh_open_of_own_checkpoint(table, files)
-            own = run_child_open(copy, driver_memory)
-        rows.append({"files": files, "table_write_seconds": secs, "silt": silt, "deltars_open_seconds": drs,
-                     "fresh_open_of_silt_checkpoint": own})
+        if "error" not in foreign.get("checkpoint", {"error": ""}):
+            say("   the checkpoint Silt wrote, opened afresh:")
+            own = run_child(own_checkpoint_copy(table), files, driver_memory, checkpoint=False)
+        rows.append({"files": files, "table_write_seconds": secs, "foreign_checkpoint": foreign,
+                     "deltars_open_seconds": drs, "silt_checkpoint": own})
     rm(SCRATCH)
     return {"benchmark": "log_scale", "driver_memory": driver_memory, "partitions": PARTITIONS, "sizes": rows}
-
-
-def run_child_open(path, driver_memory):
-    r = subprocess.run([sys.executable, "-m", "bench.log_scale", "--child-open", str(path), driver_memory],
-                       capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent))
-    lines = [line for line in r.stdout.splitlines() if line.startswith("@@RESULT@@ ")]
-    out = json.loads(lines[-1][len("@@RESULT@@ "):]) if lines else {"error": r.stderr[-500:]}
-    say(f"    fresh open of Silt's checkpoint: {out}")
-    return out
-
-
-def child_open(path: Path):
-    from bench.log_open import snapshot_file_count
-    spark = build_spark("silt", {"spark.driver.memory": DRIVER_MEMORY})
-    try:
-        secs, n = timed(lambda: snapshot_file_count(spark, path))
-        out = {"seconds": secs, "files": n}
-    except Exception as e:  # noqa: BLE001
-        out = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-    finally:
-        spark.stop()
-    print("@@RESULT@@ " + json.dumps(out), flush=True)
 
 
 def summary_rows(r):
     """Rows (benchmark, measure, value) for the closing table."""
     def cell(m, key):
-        x = m.get(key)
+        x = (m or {}).get(key)
         if x is None:
             return "-"
-        return "FAILED" if "error" in x else f"{x['seconds']:.2f} s" + ("" if x["value"] is None or key.startswith("heap")
-                                                                        else f" ({x['value']:,})")
+        if "error" in x:
+            return "FAILED"
+        return f"{x['seconds']:.2f} s" + ("" if x["value"] is None or key.startswith("heap") else f" ({x['value']:,})")
+
+    def heap(m, key):
+        x = (m or {}).get(key)
+        return "-" if x is None or "error" in x else f"{x['value']:.0f} MiB"
     out = []
     for s in r["sizes"]:
-        m = s["silt"]
-        out.append(("log_scale", f"{s['files']:,} files, {r['driver_memory']} driver: open / file list / delta-rs open",
-                    f"{cell(m, 'open')} / {cell(m, 'file_list')} / {s['deltars_open_seconds']:.2f} s"))
-        out.append(("log_scale", "  planning day = 3, then a point on id (second run; files read)",
-                    f"{cell(m, 'plan_partition_2')} / {cell(m, 'plan_point_2')}"))
-        out.append(("log_scale", "  CHECKPOINT", cell(m, "checkpoint")))
+        f, own = s["foreign_checkpoint"], s["silt_checkpoint"]
+        out.append(("log_scale", f"{s['files']:,} files, {r['driver_memory']} driver: CHECKPOINT (heap after)",
+                    f"{cell(f, 'checkpoint')} ({heap(f, 'heap_after_checkpoint_mib')})"))
+        out.append(("log_scale", "  plan day = 3 / a point on id, foreign checkpoint (files)",
+                    f"{cell(f, 'plan_partition_2')} / {cell(f, 'plan_point_2')}"))
+        out.append(("log_scale", "  plan day = 3 / a point on id, Silt's checkpoint (files)",
+                    f"{cell(own, 'plan_partition_2')} / {cell(own, 'plan_point_2')}"))
+        out.append(("log_scale", "  open / file list of Silt's checkpoint (heap) / delta-rs open",
+                    f"{cell(own, 'open')} / {cell(own, 'file_list')} ({heap(own, 'heap_after_file_list_mib')}) / "
+                    f"{s['deltars_open_seconds']:.2f} s"))
     return out
 
 
@@ -246,7 +238,4 @@ def main(argv):
 if __name__ == "__main__":
     if sys.argv[1] == "--child":
         DRIVER_MEMORY = sys.argv[4]
-        child(Path(sys.argv[2]), int(sys.argv[3]))
-    elif sys.argv[1] == "--child-open":
-        DRIVER_MEMORY = sys.argv[3]
-        child_open(Path(sys.argv[2]))
+        measures(Path(sys.argv[2]), int(sys.argv[3]), checkpoint=sys.argv[5] == "checkpoint")

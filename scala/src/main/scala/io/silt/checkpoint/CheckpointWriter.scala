@@ -54,34 +54,44 @@ object CheckpointWriter {
    * action into JSON on the driver costs more than reading the previous checkpoint again, and as
    * much heap as the list itself). The driver's replay when Spark cannot replay this log.
    */
-  private def stateRows(spark: SparkSession, log: TableLog, snapshot: Snapshot): DataFrame = {
+  private def stateRows(spark: SparkSession, log: TableLog, snapshot: Snapshot): StateRows = {
     val props = TableProperties(snapshot.metadata.configuration)
     val cutoff = System.currentTimeMillis() - props.deletedFileRetentionMs
     val limit = SiltSettings.SnapshotMaxDriverFiles(spark)
     val replayed = if (snapshot.isStateLoaded && snapshot.numFiles <= limit) None
       else StateReconstruction.of(log, snapshot).filter(r => snapshot.isStateLoaded || r.estimatedActions > limit)
         .flatMap(_.rows(spark, cutoff))
-    replayed.getOrElse {
+    replayed.map(StateRows(_, large = true)).getOrElse {
       val tombstones = snapshot.tombstones.filter(_.deletionTimestamp.forall(_ > cutoff))
-      frame(spark, snapshot.transactions.values.toSeq ++ snapshot.domains.values ++ snapshot.files ++ tombstones,
-        StateColumns)
+      StateRows(frame(spark, snapshot.transactions.values.toSeq ++ snapshot.domains.values ++ snapshot.files ++ tombstones,
+        StateColumns), large = false)
     }
   }
 
-  private def writeClassic(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: DataFrame): WrittenCheckpoint = {
+  /**
+   * A snapshot's state as rows; `large`: replayed by Spark, for a table whose checkpoint is worth
+   * sorting (a small one's few row groups gain nothing from it, and the sort would cost a shuffle).
+   */
+  private final case class StateRows(df: DataFrame, large: Boolean) {
+    def ordered(snapshot: Snapshot, parts: Int): DataFrame =
+      if (large) sorted(df, snapshot, parts) else if (parts == 1) df else df.repartition(parts)
+  }
+
+  private def writeClassic(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: StateRows): WrittenCheckpoint = {
     val schema = CheckpointSchema.topLevel(v2 = false)
     val head = frame(spark, Seq(snapshot.protocol, snapshot.metadata), schema)
-    val df = sorted(withParsedStats(head.unionByName(rows, allowMissingColumns = true), snapshot), snapshot, parts = 1)
+    val df = rows.copy(df = withParsedStats(head.unionByName(rows.df, allowMissingColumns = true), snapshot))
+      .ordered(snapshot, parts = 1)
     val target = new Path(log.logPath, FileNames.checkpointName(snapshot.version))
     val files = writeParquet(spark, df, log.logPath, Seq(target), log.hadoopConf)
     val (actions, adds) = counts(files, log)
     WrittenCheckpoint(snapshot.version, actions, adds, size(files, log), df.schema, files)
   }
 
-  private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: DataFrame,
+  private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: StateRows,
       classicName: Boolean): WrittenCheckpoint = {
     // the rows are used twice (sidecars, then the top-level file's transactions and domains)
-    val state = rows.persist(StorageLevel.DISK_ONLY)
+    val state = rows.df.persist(StorageLevel.DISK_ONLY)
     try {
       val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
       val fileRows = state.where(col("add").isNotNull || col("remove").isNotNull).select("add", "remove")
@@ -89,7 +99,8 @@ object CheckpointWriter {
       val numSidecars = math.max(1, math.ceil(numFileActions.toDouble / SiltSettings.CheckpointFilesPerSidecar(spark)).toInt)
       val sidecarNames = (1 to numSidecars).map(_ => s"${UUID.randomUUID()}.parquet")
       val sidecarFiles = if (numFileActions == 0) Nil else writeParquet(spark,
-        sorted(withParsedStats(fileRows, snapshot), snapshot, numSidecars), sidecarDir, sidecarNames.map(new Path(sidecarDir, _)),
+        rows.copy(df = withParsedStats(fileRows, snapshot)).ordered(snapshot, numSidecars), sidecarDir,
+        sidecarNames.map(new Path(sidecarDir, _)),
         log.hadoopConf)
       val fs = log.logPath.getFileSystem(log.hadoopConf)
       val sidecars = sidecarFiles.map { p =>
@@ -189,6 +200,9 @@ object CheckpointWriter {
       val out = if (targets.size == 1) df.coalesce(1) else df
       out.write.option("compression", "snappy").option("parquet.block.size", RowGroupBytes.toString).parquet(tmp.toString)
       val parts = fs.listStatus(tmp).map(_.getPath).filter(_.getName.startsWith("part-")).sortBy(_.getName).toSeq
+      // every part must land: a part without a target would be file actions missing from the checkpoint
+      if (parts.size > targets.size) throw new IllegalStateException(s"a checkpoint was written as ${parts.size} files, " +
+        s"${targets.size} expected")
       val pairs = parts.zip(targets)
       pairs.foreach { case (part, target) =>
         if (!fs.exists(target) && !fs.rename(part, target)) {

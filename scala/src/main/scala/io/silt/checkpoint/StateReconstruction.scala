@@ -54,8 +54,18 @@ object StateReconstruction extends Logging {
       val fromCommits = if (commits.isEmpty) None else Some(spark.read.options(options).schema(Schema)
         .option("mode", "FAILFAST").json(commits.map(_.toString): _*)
         .withColumn("version", regexp_extract(col("_metadata.file_name"), """^(\d+)\.json$""", 1).cast("long")))
-      val all = (fromCheckpoint.flatten.toSeq ++ fromCommits).reduce(_ unionByName _)
-      Some(reconcile(all, tombstoneCutoff))
+      // The checkpoint's keys are unique already: only the commits' are reconciled, and a key they
+      // hold replaces the checkpoint's row (no shuffle of the checkpoint by key for the few it has).
+      val base = fromCheckpoint.flatten.map(c => keyed(c).drop("version"))
+      val tail = fromCommits.map(c => latest(keyed(c)))
+      val merged = (base, tail) match {
+        case (Some(b), Some(t)) => b.join(t.select("key"), Seq("key"), "left_anti").unionByName(t)
+        case (b, t) => b.orElse(t).get
+      }
+      Some(merged.where(col("remove").isNull || col("remove.deletionTimestamp").isNull ||
+          col("remove.deletionTimestamp") > tombstoneCutoff)
+        .where(col("domainMetadata").isNull || !coalesce(col("domainMetadata.removed"), lit(false)))
+        .select(Columns.map(col): _*))
     }
 
     private def checkpointRows(spark: SparkSession, cp: CheckpointInstance, parquet: Seq[Path],
@@ -72,7 +82,8 @@ object StateReconstruction extends Logging {
       Some(frames.reduce(_ unionByName _).withColumn("version", lit(cp.version)))
     }
 
-    private def reconcile(all: DataFrame, tombstoneCutoff: Long): DataFrame = {
+    /** The rows that are actions of a file, transaction or domain, with their replay key (`key`). */
+    private def keyed(all: DataFrame): DataFrame = {
       val keys = new FileKeys(log.tablePath.toUri.toString)
       val fileKey = udf((path: String) => keys.of(path))
       def dvId(dv: Column): Column = concat(coalesce(dv.getField("storageType"), lit("")),
@@ -81,14 +92,15 @@ object StateReconstruction extends Logging {
       val key = coalesce(when(col("add").isNotNull, file(col("add"))), when(col("remove").isNotNull, file(col("remove"))),
         when(col("txn").isNotNull, concat(lit("t"), col("txn.appId"))),
         when(col("domainMetadata").isNotNull, concat(lit("d"), col("domainMetadata.domain"))))
+      all.withColumn("key", key).where(col("key").isNotNull)
+    }
+
+    /** Of each key's rows, the newest version's (an add's over a remove's in one version). */
+    private def latest(rows: DataFrame): DataFrame = {
       val order = col("version") * 2 + when(col("add").isNotNull, 1).otherwise(0)
-      val latest = all.where(key.isNotNull)
-        .groupBy(key.as("key"))
+      rows.groupBy(col("key"))
         .agg(max_by(struct(Columns.map(col): _*), order).as("action"))
-        .select(Columns.map(c => col(s"action.$c").as(c)): _*)
-      latest.where(col("remove").isNull || col("remove.deletionTimestamp").isNull ||
-          col("remove.deletionTimestamp") > tombstoneCutoff)
-        .where(col("domainMetadata").isNull || !coalesce(col("domainMetadata.removed"), lit(false)))
+        .select(col("key") +: Columns.map(c => col(s"action.$c").as(c)): _*)
     }
   }
 
