@@ -184,9 +184,10 @@ object CheckpointWriter {
 
   /**
    * Row groups of a checkpoint file: small enough that a reader reads a file's row groups on
-   * several threads (Spark's 128 MiB would leave a million files' checkpoint in one).
+   * several threads (Spark's 128 MiB would leave a million files' checkpoint in one), and that a
+   * scan of a large table's partition reads few rows besides its own.
    */
-  private val RowGroupBytes = 8L << 20
+  private val RowGroupBytes = 2L << 20
 
   /**
    * Writes `df` with Spark into a temporary folder and renames its part files to `targets` (one
