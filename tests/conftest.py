@@ -100,6 +100,19 @@ def spark(tmp_path_factory):
     session.stop()
 
 
+@pytest.fixture
+def setting(spark):
+    """Sets a session setting for one test and unsets it afterwards, whatever happens."""
+    keys = []
+
+    def set_(key, value):
+        keys.append(key)
+        spark.conf.set(key, value)
+    yield set_
+    for k in keys:
+        spark.conf.unset(k)
+
+
 @pytest.fixture(scope="session")
 def canon():
     return load_canon()

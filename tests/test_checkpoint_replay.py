@@ -13,19 +13,6 @@ from test_checkpoints import drop_commits_before, log_files, peers_ids
 LIMIT = "spark.silt.snapshot.maxDriverFiles"
 
 
-@pytest.fixture
-def setting(spark):
-    """Sets session settings for one test and unsets them afterwards, whatever happens."""
-    keys = []
-
-    def set_(key, value):
-        keys.append(key)
-        spark.conf.set(key, value)
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
-
-
 def build(spark, path, policy):
     """A table with partitions, deletion vectors, row tracking, a transaction, tombstones and a
     checkpoint (version 6) followed by more commits (to version 10)."""

@@ -15,19 +15,6 @@ QUERIES = ["k = 1", "k IN (0, 2)", "k > 0", "k <= 1 AND id > 30", "k IS NULL", "
            "s = 'u'", "k = 2 OR id < 5", "id BETWEEN 20 AND 40", "true"]
 
 
-@pytest.fixture
-def setting(spark):
-    """Sets session settings for one test and unsets them afterwards, whatever happens."""
-    keys = []
-
-    def set_(key, value):
-        keys.append(key)
-        spark.conf.set(key, value)
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
-
-
 def rows(spark, path, where):
     return sorted(tuple(r) for r in spark.read.format("silt").load(path).where(where).collect())
 

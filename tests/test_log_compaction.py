@@ -17,19 +17,6 @@ INTERVAL = "spark.silt.log.compaction.interval"
 USE_FOR_READS = "spark.databricks.delta.deltaLog.minorCompaction.useForReads"
 
 
-@pytest.fixture
-def setting(spark):
-    """Sets session settings for one test and unsets them afterwards, whatever happens."""
-    keys = []
-
-    def set_(key, value):
-        keys.append(key)
-        spark.conf.set(key, value)
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
-
-
 def compactions(path):
     return [n for n in log_files(path) if n.endswith(".compacted.json")]
 
@@ -54,6 +41,16 @@ def replayed(path, start, end):
             elif kind == "txn":
                 other[("txn", body["appId"])] = body["version"]
     return files, other
+
+
+def compaction_without_commit_2(spark, path):
+    """A table of four commits (ids 10 to 39 in the last three) and a compaction of commits 1 and 2
+    holding only commit 1's adds: a reader using it loses commit 2's rows."""
+    spark.range(0).write.format("silt").save(path)
+    for i in range(1, 4):
+        spark.range(i * 10, i * 10 + 10).write.format("silt").mode("append").save(path)
+    only_first = [a for a in actions(path, f"{1:020d}.json") if "add" in a]
+    (Path(path) / "_delta_log" / f"{1:020d}.{2:020d}.compacted.json").write_text("".join(json.dumps(a) + "\n" for a in only_first))
 
 
 def ids(spark, path):
@@ -105,12 +102,7 @@ def test_every_interval_of_commits_gets_its_reconciled_compaction(spark, tmp_pat
 
 def test_a_compaction_replaces_its_commits_in_a_replay(spark, tmp_path, setting):
     p = str(tmp_path / "t")
-    spark.range(0).write.format("silt").save(p)
-    for i in range(1, 4):
-        spark.range(i * 10, i * 10 + 10).write.format("silt").mode("append").save(p)
-    # a compaction of commits 1 and 2 that holds only commit 1's file: a reader using it loses commit 2's rows
-    only_first = [a for a in actions(p, f"{1:020d}.json") if "add" in a]
-    (Path(p) / "_delta_log" / f"{1:020d}.{2:020d}.compacted.json").write_text("".join(json.dumps(a) + "\n" for a in only_first))
+    compaction_without_commit_2(spark, p)
     assert ids(spark, fresh_copy(p, tmp_path, "a")) == list(range(10, 20)) + list(range(30, 40))
     setting(USE_FOR_READS, "false")
     assert ids(spark, fresh_copy(p, tmp_path, "b")) == list(range(10, 40))
@@ -156,10 +148,6 @@ def test_the_reference_replays_silts_compactions_and_compactions_as_silt_does(sp
     build(spark, p)
     spark.conf.unset(INTERVAL)
     q = str(tmp_path / "q")
-    spark.range(0).write.format("silt").save(q)
-    for i in range(1, 4):
-        spark.range(i * 10, i * 10 + 10).write.format("silt").mode("append").save(q)
-    only_first = [a for a in actions(q, f"{1:020d}.json") if "add" in a]
-    (Path(q) / "_delta_log" / f"{1:020d}.{2:020d}.compacted.json").write_text("".join(json.dumps(a) + "\n" for a in only_first))
+    compaction_without_commit_2(spark, q)
     program = ("result = [sorted(r.id for r in spark.read.format('delta').load(t).collect()) for t in (p, q)]")
     assert result_on_reference(program, p=p, q=q) == [ids(spark, p), ids(spark, fresh_copy(q, tmp_path, "q2"))]

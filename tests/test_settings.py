@@ -12,19 +12,6 @@ def table(spark, tmp_path):
     return path
 
 
-@pytest.fixture
-def setting(spark):
-    """Sets a session setting for one test and unsets it afterwards, whatever happens."""
-    keys = []
-
-    def set_(key, value):
-        keys.append(key)
-        spark.conf.set(key, value)
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
-
-
 def test_a_bad_value_names_the_setting_and_what_it_accepts(spark, table, setting):
     setting("spark.silt.commit.maxAttempts", "many")
     msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.range(5).write.format("silt").mode("append").save(table))

@@ -67,69 +67,38 @@ object CheckpointPushdown {
   }
 
   private object Typed {
-    def apply(path: Seq[String], t: DataType): Option[Typed] = t match {
-      case IntegerType | DateType | ShortType | ByteType => Some(new IntTyped(path))
-      case LongType => Some(new LongTyped(path))
-      case StringType => Some(new StringTyped(path))
-      case BooleanType => Some(new BooleanTyped(path))
-      case _ => None
+    def apply(path: Seq[String], t: DataType): Option[Typed] = {
+      val name = path.mkString(".")
+      t match {
+        case IntegerType | DateType | ShortType | ByteType =>
+          Some(new Ordered[java.lang.Integer, Operators.IntColumn](path, FilterApi.intColumn(name), PrimitiveTypeName.INT32, {
+            case i: Int => Some(i)
+            case s: Short => Some(s.toInt)
+            case b: Byte => Some(b.toInt)
+            case _ => None
+          }))
+        case LongType => Some(new Ordered[java.lang.Long, Operators.LongColumn](path, FilterApi.longColumn(name),
+          PrimitiveTypeName.INT64, { case l: Long => Some(l); case _ => None }))
+        case StringType => Some(new Ordered[Binary, Operators.BinaryColumn](path, FilterApi.binaryColumn(name),
+          PrimitiveTypeName.BINARY, { case s: UTF8String => Some(Binary.fromString(s.toString)); case _ => None }))
+        case BooleanType => Some(new BooleanTyped(path))
+        case _ => None
+      }
     }
   }
 
-  private final class IntTyped(val path: Seq[String]) extends Typed {
-    private val c: Operators.IntColumn = FilterApi.intColumn(path.mkString("."))
-    private def value(v: Any): Option[java.lang.Integer] = v match {
-      case i: Int => Some(i)
-      case s: Short => Some(s.toInt)
-      case b: Byte => Some(b.toInt)
-      case _ => None
-    }
-    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.INT32))
-    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[java.lang.Integer, Operators.IntColumn](c, x)))
+  /** A column whose values are ordered: `value` turns a Catalyst literal's value into the column's (None: another type). */
+  private final class Ordered[T <: Comparable[T], C <: Operators.Column[T] with Operators.SupportsLtGt](val path: Seq[String],
+      c: C, physical: PrimitiveTypeName, value: Any => Option[T]) extends Typed {
+    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> physical))
+    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[T, C](c, x)))
     def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
-      case "<" => FilterApi.lt[java.lang.Integer, Operators.IntColumn](c, x)
-      case "<=" => FilterApi.ltEq[java.lang.Integer, Operators.IntColumn](c, x)
-      case ">" => FilterApi.gt[java.lang.Integer, Operators.IntColumn](c, x)
-      case _ => FilterApi.gtEq[java.lang.Integer, Operators.IntColumn](c, x)
+      case "<" => FilterApi.lt[T, C](c, x)
+      case "<=" => FilterApi.ltEq[T, C](c, x)
+      case ">" => FilterApi.gt[T, C](c, x)
+      case _ => FilterApi.gtEq[T, C](c, x)
     }))
-    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[java.lang.Integer, Operators.IntColumn](c, null)
-      else FilterApi.notEq[java.lang.Integer, Operators.IntColumn](c, null))
-  }
-
-  private final class LongTyped(val path: Seq[String]) extends Typed {
-    private val c: Operators.LongColumn = FilterApi.longColumn(path.mkString("."))
-    private def value(v: Any): Option[java.lang.Long] = v match {
-      case l: Long => Some(l)
-      case _ => None
-    }
-    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.INT64))
-    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[java.lang.Long, Operators.LongColumn](c, x)))
-    def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
-      case "<" => FilterApi.lt[java.lang.Long, Operators.LongColumn](c, x)
-      case "<=" => FilterApi.ltEq[java.lang.Long, Operators.LongColumn](c, x)
-      case ">" => FilterApi.gt[java.lang.Long, Operators.LongColumn](c, x)
-      case _ => FilterApi.gtEq[java.lang.Long, Operators.LongColumn](c, x)
-    }))
-    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[java.lang.Long, Operators.LongColumn](c, null)
-      else FilterApi.notEq[java.lang.Long, Operators.LongColumn](c, null))
-  }
-
-  private final class StringTyped(val path: Seq[String]) extends Typed {
-    private val c: Operators.BinaryColumn = FilterApi.binaryColumn(path.mkString("."))
-    private def value(v: Any): Option[Binary] = v match {
-      case s: UTF8String => Some(Binary.fromString(s.toString))
-      case _ => None
-    }
-    private def typed(p: FilterPredicate): Pushed = (p, Map(path -> PrimitiveTypeName.BINARY))
-    def eq(v: Any): Option[Pushed] = value(v).map(x => typed(FilterApi.eq[Binary, Operators.BinaryColumn](c, x)))
-    def cmp(op: String, v: Any): Option[Pushed] = value(v).map(x => typed(op match {
-      case "<" => FilterApi.lt[Binary, Operators.BinaryColumn](c, x)
-      case "<=" => FilterApi.ltEq[Binary, Operators.BinaryColumn](c, x)
-      case ">" => FilterApi.gt[Binary, Operators.BinaryColumn](c, x)
-      case _ => FilterApi.gtEq[Binary, Operators.BinaryColumn](c, x)
-    }))
-    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[Binary, Operators.BinaryColumn](c, null)
-      else FilterApi.notEq[Binary, Operators.BinaryColumn](c, null))
+    def isNull(yes: Boolean): Pushed = typed(if (yes) FilterApi.eq[T, C](c, null.asInstanceOf[T]) else FilterApi.notEq[T, C](c, null.asInstanceOf[T]))
   }
 
   private final class BooleanTyped(val path: Seq[String]) extends Typed {
