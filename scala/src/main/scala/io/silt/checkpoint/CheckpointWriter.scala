@@ -84,14 +84,15 @@ object CheckpointWriter {
       .ordered(snapshot, parts = 1)
     val target = new Path(log.logPath, FileNames.checkpointName(snapshot.version))
     val files = writeParquet(spark, df, log.logPath, Seq(target), log.hadoopConf)
-    val (actions, adds) = counts(files, log)
+    val (actions, adds) = counts(spark, files, log)
     WrittenCheckpoint(snapshot.version, actions, adds, size(files, log), df.schema, files)
   }
 
   private def writeV2(spark: SparkSession, log: TableLog, snapshot: Snapshot, rows: StateRows,
       classicName: Boolean): WrittenCheckpoint = {
-    // the rows are used twice (sidecars, then the top-level file's transactions and domains)
-    val state = rows.df.persist(StorageLevel.DISK_ONLY)
+    // Spark's replay is used twice (sidecars, then the top-level file's transactions and domains):
+    // kept on disk between them; the driver's rows are computed again for free
+    val state = if (rows.large) rows.df.persist(StorageLevel.DISK_ONLY) else rows.df
     try {
       val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
       val fileRows = state.where(col("add").isNotNull || col("remove").isNotNull).select("add", "remove")
@@ -121,9 +122,9 @@ object CheckpointWriter {
         log.store.writeIfAbsent(target, top.map(ActionCodec.toJson))
         Seq(target)
       } else writeParquet(spark, frame(spark, top, CheckpointSchema.topLevel(v2 = true)), log.logPath, Seq(target), log.hadoopConf)
-      val (sidecarActions, adds) = counts(sidecarFiles, log)
+      val (sidecarActions, adds) = counts(spark, sidecarFiles, log)
       WrittenCheckpoint(snapshot.version, top.size + sidecarActions, adds, size(main, log), CheckpointSchema.topLevel(v2 = true), main)
-    } finally state.unpersist()
+    } finally if (rows.large) state.unpersist()
   }
 
   /**
@@ -144,16 +145,19 @@ object CheckpointWriter {
     (if (parts == 1) df.repartition(1) else df.repartitionByRange(parts, keys: _*)).sortWithinPartitions(keys: _*)
   }
 
-  /** (rows, add actions) of written checkpoint files, from their footers. */
-  private def counts(files: Seq[Path], log: TableLog): (Long, Long) = files.map { p =>
+  /**
+   * (rows, add actions) of written checkpoint files: from their footers (rows, and the nulls of
+   * `add.path`), or, for a file whose footer does not count those nulls, by reading that column.
+   */
+  private def counts(spark: SparkSession, files: Seq[Path], log: TableLog): (Long, Long) = files.map { p =>
     val footer = ParquetFileReader.open(HadoopInputFile.fromPath(p, log.hadoopConf))
-    try {
+    val (rows, nullPaths) = try {
       val groups = footer.getRowGroups.asScala
-      val rows = groups.map(_.getRowCount).sum
-      val nullPaths = groups.map(_.getColumns.asScala.find(_.getPath.toDotString == "add.path")
-        .map(c => c.getStatistics.getNumNulls).getOrElse(0L)).sum
-      (rows, rows - nullPaths)
+      val nulls = groups.map(_.getColumns.asScala.find(_.getPath.toDotString == "add.path").map(_.getStatistics)
+        .filter(st => st != null && st.isNumNullsSet).map(_.getNumNulls))
+      (groups.map(_.getRowCount).sum, if (nulls.forall(_.isDefined)) Some(nulls.flatten.sum) else None)
     } finally footer.close()
+    (rows, nullPaths.map(rows - _).getOrElse(spark.read.parquet(p.toString).where(col("add.path").isNotNull).count()))
   }.foldLeft((0L, 0L)) { case ((a, b), (c, d)) => (a + c, b + d) }
 
   /** Actions as rows of the checkpoint schema: their JSON read back with that schema. */
