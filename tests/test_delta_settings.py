@@ -4,7 +4,7 @@ is committed."""
 import pytest
 
 import silt
-from test_settings import setting, table  # noqa: F401 - fixtures
+from test_settings import table  # noqa: F401 - a fixture
 from test_writes import commits, raises_silt
 
 
