@@ -144,12 +144,13 @@ def measures(path: Path, files: int, checkpoint: bool):
 
 
 def own_checkpoint_copy(path: Path):
-    """A copy of the table holding only the checkpoint Silt wrote (and `_last_checkpoint`): what a new reader opens."""
+    """A copy of the table holding only the checkpoint Silt wrote, `_last_checkpoint` and the commit of
+    the checkpoint's version (by which a reader sees that its cached snapshot is still the latest)."""
     copy = SCRATCH / "copy"
     rm(copy)
     (copy / "_delta_log").mkdir(parents=True)
     for p in (path / "_delta_log").iterdir():
-        if (".checkpoint." in p.name and not p.name.startswith(f"{0:020d}")) or p.name == "_last_checkpoint":
+        if (".checkpoint." in p.name and not p.name.startswith(f"{0:020d}")) or p.name in ("_last_checkpoint", f"{TAIL:020d}.json"):
             (copy / "_delta_log" / p.name).hardlink_to(p)
     return copy
 

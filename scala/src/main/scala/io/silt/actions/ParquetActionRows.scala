@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapred.FileSplit
 import org.apache.hadoop.mapreduce.TaskAttemptID
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.parquet.filter2.compat.{FilterCompat, RowGroupFilter => StatisticsRowGroups}
 import org.apache.parquet.filter2.predicate.FilterPredicate
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
 import org.apache.parquet.hadoop.util.HadoopInputFile
@@ -40,17 +41,39 @@ object ParquetActionRows {
   final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType, rows: Long)
 
   /** The file in up to `count` pieces of whole row groups, in file order (one when it has one row group). */
-  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = {
+  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = pieces(path, conf, count, _ => None)
+
+  /**
+   * The pieces of the file holding the row groups whose statistics `filterFor` (given the file's
+   * schema) does not rule out: one per run of consecutive kept row groups, so that no reader is
+   * opened for a range the filter rules out whole. Without a filter for the file, up to `count`
+   * pieces of all its row groups, in file order.
+   */
+  def pieces(path: Path, conf: Configuration, count: Int, filterFor: MessageType => Option[FilterPredicate]): Seq[Piece] = {
     val input = HadoopInputFile.fromPath(path, conf)
     val footer = ParquetFileReader.open(input)
     val (schema, groups) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.toIndexedSeq)
       finally footer.close()
-    val k = math.max(1, math.min(count, groups.size))
-    val firsts = (0 until k).map(j => j * groups.size / k) :+ groups.size
-    // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
-    val cuts = 0L +: firsts.slice(1, k).map(groups(_).getStartingPos) :+ input.getLength
-    cuts.indices.init.map { j =>
-      Piece(path, cuts(j), cuts(j + 1) - cuts(j), schema, groups.slice(firsts(j), firsts(j + 1)).map(_.getRowCount).sum)
+    def piece(first: Int, last: Int, end: Long) = Piece(path, if (first == 0) 0L else groups(first).getStartingPos,
+      end - (if (first == 0) 0L else groups(first).getStartingPos), schema, (first to last).map(groups(_).getRowCount).sum)
+    filterFor(schema) match {
+      case None =>
+        val k = math.max(1, math.min(count, groups.size))
+        val firsts = (0 until k).map(j => j * groups.size / k) :+ groups.size
+        // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
+        (0 until k).map { j =>
+          val end = if (j == k - 1) input.getLength else groups(firsts(j + 1)).getStartingPos
+          if (groups.isEmpty) Piece(path, 0L, input.getLength, schema, 0L) else piece(firsts(j), firsts(j + 1) - 1, end)
+        }
+      case Some(f) =>
+        val left = StatisticsRowGroups.filterRowGroups(FilterCompat.get(f), groups.asJava, schema).asScala
+        val kept = groups.indices.filter(i => left.exists(_ eq groups(i)))
+        // runs of consecutive kept row groups, each ending where its last row group does
+        val runs = kept.foldLeft(List.empty[List[Int]]) {
+          case ((run @ (last :: _)) :: done, i) if i == last + 1 => (i :: run) :: done
+          case (done, i) => List(i) :: done
+        }.reverse.map(_.reverse)
+        runs.map(run => piece(run.head, run.last, groups(run.last).getStartingPos + groups(run.last).getCompressedSize))
     }
   }
 

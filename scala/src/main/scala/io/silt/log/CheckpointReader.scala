@@ -60,7 +60,8 @@ object CheckpointReader {
     val (paths, inline) = parquetFiles(store, logPath, cp)
     val conf = store.hadoopConf
     val threads = Runtime.getRuntime.availableProcessors()
-    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads))).flatten
+    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads,
+      schema => filter.flatMap(_.forFile(schema))))).flatten
     val keeps = new ThreadLocal[AddFile => Boolean] { override def initialValue(): AddFile => Boolean = keep() }
     inline.filter(keep()) ++ inParallel(pieces, threads) { piece =>
       val accept = keeps.get()
