@@ -72,7 +72,9 @@ def file_order(rows):
             if "add" in r or "remove" in r]
 
 
-@pytest.mark.parametrize("policy,fmt", [("classic", None), ("v2", "parquet"), ("v2", "json")])
+# classic in `make test`; the V2 forms in the second tier
+@pytest.mark.parametrize("policy,fmt", [("classic", None), pytest.param("v2", "parquet", marks=pytest.mark.full),
+                                        pytest.param("v2", "json", marks=pytest.mark.full)])
 def test_a_checkpoint_replayed_by_spark_holds_what_the_drivers_holds(spark, tmp_path, setting, policy, fmt):
     src = str(tmp_path / "src")
     if fmt:
@@ -110,6 +112,7 @@ def test_a_checkpoint_replayed_by_spark_holds_what_the_drivers_holds(spark, tmp_
     assert peers_ids(fresh) == (ids, ids)
 
 
+@pytest.mark.full  # second tier: the classic case above runs in make test
 def test_a_log_without_checkpoint_is_replayed_by_spark_from_its_commits(spark, tmp_path, setting):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt PARTITIONED BY (k)")

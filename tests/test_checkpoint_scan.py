@@ -19,7 +19,7 @@ def rows(spark, path, where):
     return sorted(tuple(r) for r in spark.read.format("silt").load(path).where(where).collect())
 
 
-@pytest.mark.parametrize("policy", ["classic", "v2"])
+@pytest.mark.parametrize("policy", ["classic", pytest.param("v2", marks=pytest.mark.full)])  # V2: second tier
 def test_scans_of_a_large_table_read_its_checkpoint_and_return_the_same_rows(spark, tmp_path, setting, policy):
     src = str(tmp_path / "src")
     build(spark, src, policy)  # checkpoint at 6, then commits 7 to 10 (an append, deletes, an OPTIMIZE)

@@ -108,6 +108,7 @@ def test_a_compaction_replaces_its_commits_in_a_replay(spark, tmp_path, setting)
     assert ids(spark, fresh_copy(p, tmp_path, "b")) == list(range(10, 40))
 
 
+@pytest.mark.full  # second tier: several dozen commits
 def test_log_cleanup_deletes_the_compactions_a_kept_checkpoint_covers(spark, tmp_path, setting):
     setting(INTERVAL, "3")
     p = str(tmp_path / "t")

@@ -25,8 +25,8 @@ object StateReconstruction extends Logging {
   /** Bytes of commit JSON per action, for a low estimate of how many actions commits hold. */
   private val BytesPerAction = 350L
 
-  /** What a replay of `snapshot` reads: its newest checkpoint and the commits after it; None when a commit is missing. */
-  final case class Replay(log: TableLog, snapshot: Snapshot, checkpoint: Option[CheckpointInstance], commits: Seq[Path]) {
+  /** What a replay of a snapshot reads: its newest checkpoint and the commits after it; None when a commit is missing. */
+  final case class Replay(log: TableLog, checkpoint: Option[CheckpointInstance], commits: Seq[Path]) {
     private lazy val sidecars = checkpoint.toSeq.flatMap(CheckpointReader.sidecarsOf(log.store, log.logPath, _))
     private lazy val parquet = checkpoint.toSeq.flatMap(c => if (c.kind == CheckpointKind.V2("json")) Nil else c.files.map(_.getPath)) ++
       sidecars
@@ -109,6 +109,6 @@ object StateReconstruction extends Logging {
     val listing = log.listing()
     val cp = listing.checkpoints.find(_.version <= snapshot.version)
     val commits = (cp.map(_.version + 1).getOrElse(0L) to snapshot.version).map(v => listing.commit(v).map(_.file.getPath))
-    if (commits.exists(_.isEmpty)) None else Some(Replay(log, snapshot, cp, commits.flatten))
+    if (commits.exists(_.isEmpty)) None else Some(Replay(log, cp, commits.flatten))
   }
 }
