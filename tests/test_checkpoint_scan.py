@@ -3,6 +3,7 @@ list on the driver: a scan reads the files it needs from the checkpoint's row gr
 partition filters do not rule out, less what the commits after the checkpoint changed, and returns
 the rows a scan of the file list returns."""
 import shutil
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -74,3 +75,43 @@ def test_a_small_table_still_reads_its_file_list(spark, tmp_path):
     shutil.copytree(p, fresh)
     assert rows(spark, fresh, "k = 1") == [(i, 1) for i in range(1, 10, 2)]
     assert state_loaded(spark, fresh)
+
+
+def test_writes_to_a_large_table_and_commits_found_later_keep_its_file_list_unread(spark, tmp_path, setting):
+    """A commit to a large table (append, DELETE, UPDATE, MERGE) makes its next snapshot from the
+    same checkpoint and one more commit; a commit another writer made is read onto the cached
+    snapshot's checkpoint scan. None reads the file list, and all read the rows the file list reads."""
+    src = str(tmp_path / "src")
+    build(spark, src, "classic")
+    large = str(tmp_path / "large")
+    shutil.copytree(src, large)
+    setting(LIMIT, "0")
+    assert rows(spark, large, "k = 1") == rows(spark, src, "k = 1")
+    for target in (src, large):
+        spark.range(200, 210).selectExpr("id", "CAST(id % 3 AS INT) AS k", "'a' AS s").write.format("silt") \
+            .mode("append").save(target)
+        spark.sql(f"INSERT INTO silt.`{target}` VALUES (300, 1, 'b')")
+        spark.sql(f"DELETE FROM silt.`{target}` WHERE k = 2 AND id > 200")
+        spark.sql(f"UPDATE silt.`{target}` SET s = 'v' WHERE id = 300")
+        spark.sql(f"""MERGE INTO silt.`{target}` t USING (SELECT 300L AS id, 1 AS k UNION ALL SELECT 400L, 2) u
+                      ON t.id = u.id AND t.k = 1 WHEN MATCHED THEN UPDATE SET s = 'w'
+                      WHEN NOT MATCHED THEN INSERT (id, k, s) VALUES (u.id, u.k, 'n')""")
+    assert not state_loaded(spark, large)
+    for q in QUERIES:
+        assert rows(spark, large, q) == rows(spark, src, q), q
+    # another writer's commit (here: src's, copied over) is found by the next read
+    before = {f.relative_to(src) for f in Path(src).rglob("*")}
+    spark.range(500, 505).selectExpr("id", "1 AS k", "'c' AS s").write.format("silt").mode("append").save(src)
+    for f in Path(src).rglob("*"):
+        if f.is_file() and f.relative_to(src) not in before:
+            (Path(large) / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, Path(large) / f.relative_to(src))
+    assert not state_loaded(spark, large)
+    assert rows(spark, large, "true") == rows(spark, src, "true")
+    assert not state_loaded(spark, large)
+    log = spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, large)
+    assert log.latest().version() == 16
+    detail = [spark.sql(f"DESCRIBE DETAIL '{t}'").select("numFiles", "sizeInBytes").first() for t in (large, src)]
+    assert detail[0] == detail[1]
+    assert not state_loaded(spark, large)
+    assert log.latest().numFiles() == spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, src).latest().numFiles()

@@ -9,6 +9,9 @@ import io.silt.errors.CorruptLogException
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.filter2.predicate.FilterPredicate
+import org.apache.parquet.schema.MessageType
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import scala.jdk.CollectionConverters._
 
 /**
@@ -35,9 +38,18 @@ object CheckpointReader {
   def readProtocolAndMetadata(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
     val head = cp.kind match {
       case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
-      case _ => parquet(store, cp.files.map(_.getPath), only = Set("protocol", "metaData"))
+      case _ => parquet(store, cp.files.map(_.getPath), only = Set("protocol", "metaData"), ProtocolOrMetadata.forFile)
     }
     head.filter(a => a.isInstanceOf[Protocol] || a.isInstanceOf[Metadata])
+  }
+
+  /** The txn and domainMetadata actions of a checkpoint (never in sidecars), without reading its file actions. */
+  def readTransactionsAndDomains(store: LogStore, logPath: Path, cp: CheckpointInstance): Seq[Action] = {
+    val top = cp.kind match {
+      case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
+      case _ => parquet(store, cp.files.map(_.getPath), only = Set("txn", "domainMetadata"), TransactionOrDomain.forFile)
+    }
+    top.filter(a => a.isInstanceOf[SetTransaction] || a.isInstanceOf[DomainMetadata])
   }
 
   /** The sidecar files a checkpoint refers to (none for V1 checkpoints). */
@@ -45,7 +57,7 @@ object CheckpointReader {
     // of a Parquet checkpoint, the sidecar column alone: the file actions may be millions
     val top = cp.kind match {
       case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
-      case _ => parquet(store, cp.files.map(_.getPath), only = Set("sidecar"))
+      case _ => parquet(store, cp.files.map(_.getPath), only = Set("sidecar"), Sidecar.forFile)
     }
     top.collect { case UnknownAction("sidecar", node) => sidecarPath(logPath, node) }
   }
@@ -72,20 +84,31 @@ object CheckpointReader {
     }.flatten
   }
 
-  /** (rows, an upper bound of the bytes of the files they add) of a checkpoint's Parquet files, from their footers. */
-  def footerSummary(store: LogStore, logPath: Path, cp: CheckpointInstance): (Long, Long) = {
+  /**
+   * What a checkpoint's footers say of it: its rows, its adds (None when a row group has no null
+   * count of `add.path`) and an upper bound of the bytes of the files they add.
+   */
+  final case class FooterSummary(rows: Long, adds: Option[Long], sizeBound: Long)
+
+  def footerSummary(store: LogStore, logPath: Path, cp: CheckpointInstance): FooterSummary = {
     val (paths, inline) = parquetFiles(store, logPath, cp)
-    val perFile = paths.map { p =>
+    def capped(x: Long) = math.min(Long.MaxValue / 2, x)
+    val groups = paths.flatMap { p =>
       val footer = ParquetFileReader.open(HadoopInputFile.fromPath(p, store.hadoopConf))
       try footer.getRowGroups.asScala.map { g =>
-        val size = g.getColumns.asScala.find(_.getPath.toDotString == "add.size").map(_.getStatistics)
-          .filter(st => st != null && st.hasNonNullValue).map(_.genericGetMax.asInstanceOf[Number].longValue)
-        (g.getRowCount, size.map(_ * g.getRowCount).getOrElse(Long.MaxValue / 4))
-      }.foldLeft((0L, 0L)) { case ((r, b), (r2, b2)) => (r + r2, math.min(Long.MaxValue / 2, b + b2)) }
+        def stats(column: String) = g.getColumns.asScala.find(_.getPath.toDotString == column).map(_.getStatistics)
+          .filter(_ != null)
+        val size = stats("add.size").filter(_.hasNonNullValue).map(_.genericGetMax.asInstanceOf[Number].longValue)
+        val adds = stats("add.path").filter(_.isNumNullsSet).map(g.getRowCount - _.getNumNulls)
+          .orElse(if (g.getColumns.asScala.exists(_.getPath.toDotString == "add.path")) None else Some(0L))
+        FooterSummary(g.getRowCount, adds, size.map(_ * g.getRowCount).getOrElse(Long.MaxValue / 4))
+      }.toSeq
       finally footer.close()
     }
     val inlineAdds = inline.collect { case a: AddFile => a }
-    (perFile.map(_._1).sum + inlineAdds.size, math.min(Long.MaxValue / 2, perFile.map(_._2).sum + inlineAdds.map(_.size).sum))
+    groups.foldLeft(FooterSummary(inlineAdds.size, Some(inlineAdds.size.toLong), inlineAdds.map(_.size).sum)) { (a, b) =>
+      FooterSummary(a.rows + b.rows, for (x <- a.adds; y <- b.adds) yield x + y, capped(a.sizeBound + b.sizeBound))
+    }
   }
 
   /** The Parquet files holding a checkpoint's file actions, and the adds of a JSON V2 checkpoint's own file. */
@@ -118,12 +141,22 @@ object CheckpointReader {
    * into actions costs more than the reading, and the snapshot holds them there): the files, and the
    * row groups of each, are read by as many threads as there are cores, in order.
    */
-  private def parquet(store: LogStore, paths: Seq[Path], only: Set[String] = Set.empty): Seq[Action] = {
+  private def parquet(store: LogStore, paths: Seq[Path], only: Set[String] = Set.empty,
+      filterFor: MessageType => Option[FilterPredicate] = _ => None): Seq[Action] = {
     val conf = store.hadoopConf
     val threads = Runtime.getRuntime.availableProcessors()
-    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads))).flatten
-    inParallel(pieces, threads)(piece => named(piece.path)(ParquetActionRows.read(piece, conf, only))).flatten
+    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads, filterFor))).flatten
+    inParallel(pieces, threads)(piece => named(piece.path)(ParquetActionRows.read(piece, conf, only,
+      filterFor(piece.fileSchema))(_ => true))).flatten
   }
+
+  // The actions other than add and remove are a few rows of a checkpoint of millions: row groups
+  // holding none of the kind wanted (by their null counts) are not read for them.
+  private val ProtocolOrMetadata = AnyNonNull(
+    Seq("protocol", "minReaderVersion") -> PrimitiveTypeName.INT32, Seq("metaData", "id") -> PrimitiveTypeName.BINARY)
+  private val Sidecar = AnyNonNull(Seq("sidecar", "path") -> PrimitiveTypeName.BINARY)
+  private val TransactionOrDomain = AnyNonNull(
+    Seq("txn", "appId") -> PrimitiveTypeName.BINARY, Seq("domainMetadata", "domain") -> PrimitiveTypeName.BINARY)
 
   /** `f` of each item, on up to `threads` threads, in the items' order. */
   private def inParallel[A, B](items: Seq[A], threads: Int)(f: A => B): Seq[B] = {

@@ -1,5 +1,6 @@
 package io.silt.log
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import io.silt.actions._
@@ -13,21 +14,84 @@ import org.apache.spark.internal.Logging
  * tail and the files a scan reads, not the table's file list.
  */
 final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint: CheckpointInstance,
-    tail: Seq[Seq[Action]]) extends Logging {
+    val tail: Seq[Seq[Action]], footprint: Option[CheckpointScan.Footprint] = None) extends Logging {
+  private val read = footprint.getOrElse(new CheckpointScan.Footprint(files, checkpoint))
   private lazy val replayedTail = {
     val r = new LogReplay(files.tablePath, options.allowFilesOutside)
     tail.foreach(r.append)
     r
   }
 
-  /** (rows, an upper bound of the bytes of their files) of the checkpoint, from its footers. */
-  private lazy val summary: (Long, Long) = CheckpointReader.footerSummary(files.store, files.logPath, checkpoint)
+  private def summary = read.summary
 
   /** Whether the checkpoint holds more rows than the driver should hold files (not when its footers cannot be read). */
-  lazy val large: Boolean = try summary._1 > options.maxDriverFiles catch { case NonFatal(_) => false }
+  lazy val large: Boolean = try summary.rows > options.maxDriverFiles catch { case NonFatal(_) => false }
+
+  /**
+   * The snapshot's number of files: the checkpoint's adds (from its footers' null counts) less the
+   * checkpoint's files the tail removed or replaced, plus the tail's live files. A tail file's first
+   * action says whether it was in the checkpoint (a remove: yes; a data-changing add: no); for the
+   * others (an add that changes no data, which may re-add a checkpoint's file) the checkpoint is read.
+   */
+  lazy val numFiles: Long = {
+    val r = replayedTail
+    val first = scala.collection.mutable.HashMap.empty[(String, String), Option[Boolean]]
+    tail.iterator.flatten.foreach {
+      case a: AddFile => first.getOrElseUpdate(r.keyOf(a.path, a.deletionVector), if (a.dataChange) Some(false) else None)
+      case x: RemoveFile => first.getOrElseUpdate(r.keyOf(x.path, x.deletionVector), Some(true))
+      case _ =>
+    }
+    val unknown = first.collect { case (k, None) => k }.toSet
+    val found = if (unknown.isEmpty) Set.empty[(String, String)] else {
+      val seen = java.util.concurrent.ConcurrentHashMap.newKeySet[(String, String)]()
+      CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
+        val k = r.keyOf(a.path, a.deletionVector)
+        if (unknown(k)) seen.add(k)
+        false
+      }
+      seen.asScala.toSet
+    }
+    val fromCheckpoint = summary.adds.getOrElse(countAdds())
+    val replaced = first.count { case (k, origin) => origin.getOrElse(found(k)) }
+    fromCheckpoint - replaced + r.liveFiles.size
+  }
+
+  private def countAdds(): Long = {
+    val n = new java.util.concurrent.atomic.AtomicLong()
+    CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => _ => n.incrementAndGet(); false }
+    n.get
+  }
+
+  /** The bytes of the snapshot's files, summed over a read of the checkpoint's adds (nothing is kept). */
+  def sizeInBytes: Long = {
+    val r = replayedTail
+    val bytes = new java.util.concurrent.atomic.AtomicLong()
+    CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
+      if (!r.touches(a.path, a.deletionVector)) bytes.addAndGet(a.size)
+      false
+    }
+    bytes.get + r.liveFiles.map(_.size).sum
+  }
+
+  /** The same checkpoint with one more commit's `actions` in its tail (its footers not read again). */
+  def appended(actions: Seq[Action]): CheckpointScan =
+    new CheckpointScan(files, options, checkpoint, tail :+ actions, Some(read))
+
+  private lazy val transactionsAndDomains = {
+    val r = new LogReplay(files.tablePath, options.allowFilesOutside)
+    r.append(read.transactionsAndDomains)
+    tail.foreach(r.append)
+    r.toState
+  }
+
+  /** The snapshot's transactions: the checkpoint's rows of them, with the tail's applied. */
+  def transactions: Map[String, SetTransaction] = transactionsAndDomains.transactions
+
+  /** The snapshot's domains (without removed ones), as [[transactions]]. */
+  def domains: Map[String, DomainMetadata] = transactionsAndDomains.domains
 
   /** An upper bound of the bytes of the snapshot's files (what Spark weighs a scan by before pruning it). */
-  def sizeUpperBound: Long = math.min(Long.MaxValue / 2, summary._2 + replayedTail.liveFiles.map(_.size).sum)
+  def sizeUpperBound: Long = math.min(Long.MaxValue / 2, summary.sizeBound + replayedTail.liveFiles.map(_.size).sum)
 
   /**
    * The snapshot's files that a `keep` accepts (each reading thread makes its own); None when the
@@ -47,5 +111,14 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
         logWarning(s"Silt: cannot scan $checkpoint of ${files.tablePath} by row groups; reading its file list: ${e.getMessage}")
         None
     }
+  }
+}
+
+object CheckpointScan {
+  /** What is read of a checkpoint once, for every snapshot made of it and more commits. */
+  final class Footprint(files: LogFiles, checkpoint: CheckpointInstance) {
+    lazy val summary: CheckpointReader.FooterSummary = CheckpointReader.footerSummary(files.store, files.logPath, checkpoint)
+    lazy val transactionsAndDomains: Seq[Action] =
+      CheckpointReader.readTransactionsAndDomains(files.store, files.logPath, checkpoint)
   }
 }

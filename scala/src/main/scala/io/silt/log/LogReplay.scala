@@ -104,6 +104,13 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
     live.contains(k) || tombstones.contains(k)
   }
 
+  /** The keys of the live files and of the tombstones replayed so far. */
+  def fileKeysReplayed: Iterator[(String, String)] = live.keysIterator ++ tombstones.keysIterator
+
+  /** The key replay gives the file of an add or remove. */
+  def keyOf(path: String, dv: Option[io.silt.dv.DeletionVectorDescriptor]): (String, String) =
+    key(path, dv, TablePaths.isPlainRelative(path))
+
   /** The live files replayed so far. */
   def liveFiles: Iterator[AddFile] = live.valuesIterator
 
@@ -121,9 +128,11 @@ final class LogReplay(tablePath: Path, allowFilesOutside: Boolean = false) {
 
   def toSnapshot(version: Long, timestamp: Long): Snapshot = {
     val state = toState
-    new Snapshot(tablePath, version,
+    val s = new Snapshot(tablePath, version,
       protocol.getOrElse(throw new IllegalStateException("no protocol action")),
       metadata.getOrElse(throw new IllegalStateException("no metaData action")),
       timestamp, () => state)
+    s.state // held already: it counts as read
+    s
   }
 }

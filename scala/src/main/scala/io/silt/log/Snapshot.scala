@@ -25,15 +25,17 @@ final class Snapshot(
     val timestamp: Long,
     computeState: () => SnapshotState,
     val uncommittedMetadata: Boolean = false,
-    checkpointScan: Option[CheckpointScan] = None) {
+    private[log] val checkpointScan: Option[CheckpointScan] = None) {
 
   @volatile private var computed = false
   private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
 
   def files: IndexedSeq[AddFile] = state.files
   def tombstones: IndexedSeq[RemoveFile] = state.tombstones
-  def transactions: Map[String, SetTransaction] = state.transactions
-  def domains: Map[String, DomainMetadata] = state.domains
+  // a large table's are read from its checkpoint's few rows of them, not with its file list
+  def transactions: Map[String, SetTransaction] =
+    if (scansCheckpoint) checkpointScan.get.transactions else state.transactions
+  def domains: Map[String, DomainMetadata] = if (scansCheckpoint) checkpointScan.get.domains else state.domains
   private[log] def fileKeys: IndexedSeq[(String, String)] = state.fileKeys
   private[log] def tombstoneKeys: IndexedSeq[(String, String)] = state.tombstoneKeys
 
@@ -57,8 +59,9 @@ final class Snapshot(
   /** The bytes of the files, or an upper bound of them when [[scansCheckpoint]] (the file list is not read for it). */
   def sizeInBytesBound: Long = if (scansCheckpoint) checkpointScan.get.sizeUpperBound else sizeInBytes
 
-  def sizeInBytes: Long = files.iterator.map(_.size).sum
-  def numFiles: Int = files.size
+  // a large table's are counted from its checkpoint without holding its file list
+  def sizeInBytes: Long = if (scansCheckpoint) checkpointScan.get.sizeInBytes else files.iterator.map(_.size).sum
+  def numFiles: Long = if (scansCheckpoint) checkpointScan.get.numFiles else files.size
   def filePath(add: AddFile): Path = TablePaths.absolute(tablePath, add.path)
 
   /**

@@ -10,10 +10,11 @@ import org.apache.spark.internal.Logging
 
 /**
  * Where a snapshot's replay starts: `from`, the first commit to apply, after a cached snapshot or
- * a checkpoint (with the protocol and metadata it starts with).
+ * a checkpoint (with the protocol and metadata it starts with). `scanned`: a large cached
+ * snapshot's checkpoint scan, whose commits read already (its tail) precede `from`.
  */
 private[log] final case class Start(from: Long, base: Option[Snapshot], checkpoint: Option[CheckpointInstance],
-    protocolAndMetadata: Seq[Action])
+    protocolAndMetadata: Seq[Action], scanned: Option[CheckpointScan] = None)
 
 /**
  * Builds the snapshot of a version from a listing: from a close cached snapshot, else the newest
@@ -44,19 +45,32 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
         s"the log up to version $version holds no protocol or no metaData action")
     }
     // from a checkpoint, a large table's scans can read its row groups instead of a file list
-    val scan = start.checkpoint.filter(_ => start.base.isEmpty).map(new CheckpointScan(files, options, _, commits))
+    val scan = start.scanned.map(s => commits.foldLeft(s)(_ appended _))
+      .orElse(start.checkpoint.filter(_ => start.base.isEmpty).map(new CheckpointScan(files, options, _, commits)))
+    val sinceCheckpoint = if (start.scanned.isDefined) scan.get.tail else commits
     val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, l.timestampOf(version),
-      () => fileState(version, start, commits), checkpointScan = scan)
+      () => fileState(version, start, sinceCheckpoint), checkpointScan = scan)
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     snapshot
   }
 
   /** `base` with `actions` (the commit at `base.version + 1`, made at `timestamp`) applied. */
   def applied(base: Option[Snapshot], version: Long, actions: Seq[Action], timestamp: Long): Snapshot = {
-    val replay = new LogReplay(tablePath, options.allowFilesOutside)
-    base.foreach(replay.seed)
-    replay.append(actions)
-    replay.toSnapshot(version, timestamp)
+    // a large table's file list is not read for a commit: the new snapshot is its checkpoint with one more commit
+    base.filter(b => b.scansCheckpoint && b.checkpointScan.get.tail.size < SnapshotLoader.CachedReplayLimit) match {
+      case Some(b) =>
+        val next = b.checkpointScan.get.appended(actions)
+        val protocol = actions.collect { case p: Protocol => p }.lastOption.getOrElse(b.protocol)
+        val metadata = actions.collect { case m: Metadata => m }.lastOption.getOrElse(b.metadata)
+        val start = Start(version + 1, None, Some(next.checkpoint), Nil)
+        new Snapshot(tablePath, version, protocol, metadata, timestamp, () => fileState(version, start, next.tail),
+          checkpointScan = Some(next))
+      case None =>
+        val replay = new LogReplay(tablePath, options.allowFilesOutside)
+        base.foreach(replay.seed)
+        replay.append(actions)
+        replay.toSnapshot(version, timestamp)
+    }
   }
 
   /**
@@ -123,18 +137,26 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
 
   /**
    * Where a snapshot of `version` starts: a cached snapshot a few commits behind (when those
-   * commits are all there), else the newest readable checkpoint not in `skip` (one whose protocol
+   * commits are all there; a large one's checkpoint scan, when no newer checkpoint is listed), else the newest readable checkpoint not in `skip` (one whose protocol
    * and metadata cannot be read is skipped with a warning and returned among the unreadable), else
    * the cached snapshot, else commit 0.
    */
-  private def startingPoint(l: LogListing, version: Long, base: Option[Snapshot],
+  private def startingPoint(l: LogListing, version: Long, givenBase: Option[Snapshot],
       skip: Set[CheckpointInstance]): (Start, Seq[(CheckpointInstance, Throwable)]) = {
+    // A large table's file list is not read to build on it: its checkpoint scan takes the commits
+    // after it, unless a newer checkpoint is listed (then that is the start).
+    val base = givenBase.filterNot(_.scansCheckpoint)
+    val extended = givenBase.filter(_.scansCheckpoint).map(s => (s, s.checkpointScan.get)).filter { case (s, scan) =>
+      s.version < version && !skip(scan.checkpoint) && scan.tail.size + (version - s.version) <= SnapshotLoader.CachedReplayLimit &&
+        (s.version + 1 to version).forall(v => l.commit(v).isDefined) &&
+        !l.checkpoints.exists(c => c.version > scan.checkpoint.version && c.version <= version && !skip(c))
+    }.map { case (s, scan) => Start(s.version + 1, None, Some(scan.checkpoint), Seq(s.protocol, s.metadata), Some(scan)) }
     // A base's files are read before its successor is made, so that lazy snapshots never chain.
     def fromBase(s: Snapshot) = { s.state; Start(s.version + 1, Some(s), None, Seq(s.protocol, s.metadata)) }
     val unreadable = ArrayBuffer.empty[(CheckpointInstance, Throwable)]
     val closeBase = base.filter(s => s.isStateLoaded && version - s.version <= SnapshotLoader.CachedReplayLimit &&
       (s.version + 1 to version).forall(v => l.commit(v).isDefined))
-    val start = closeBase.map(fromBase).getOrElse {
+    val start = extended.orElse(closeBase.map(fromBase)).getOrElse {
       val usable = l.checkpoints.filter(c => c.version <= version && base.forall(_.version < c.version) && !skip(c))
       val fromCheckpoint = usable.iterator.flatMap { cp =>
         try Some(Start(cp.version + 1, None, Some(cp), CheckpointReader.readProtocolAndMetadata(files.store, files.logPath, cp)))

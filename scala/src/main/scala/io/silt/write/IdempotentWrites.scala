@@ -18,8 +18,7 @@ object IdempotentWrites extends Logging {
 
   /** Runs `operation` on `txn` unless `t` was committed already, then gives `skipped`. */
   def run[A](spark: SparkSession, txn: OptimisticTransaction, t: Option[AppTransaction])(skipped: => A)(operation: => A): A = {
-    val recorded = txn.readSnapshot.map(_.transactions).getOrElse(Map.empty)
-    val done = t.flatMap(a => recorded.get(a.appId).filter(_.version >= a.version))
+    val done = t.flatMap(a => txn.readSnapshot.flatMap(_.transactions.get(a.appId)).filter(_.version >= a.version))
     val result = done match {
       case Some(previous) =>
         logWarning(s"Silt: skipped an operation on ${txn.log.tablePath}: application '${previous.appId}' already " +
