@@ -115,3 +115,29 @@ def test_writes_to_a_large_table_and_commits_found_later_keep_its_file_list_unre
     assert detail[0] == detail[1]
     assert not state_loaded(spark, large)
     assert log.latest().numFiles() == spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, src).latest().numFiles()
+
+
+def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_partitions(spark, tmp_path, setting):
+    """replaceWhere, a dynamic partition overwrite and OPTIMIZE WHERE read the files of their
+    partitions from a large table's checkpoint, without its file list, and leave the rows the same
+    statements leave on the small table."""
+    src = str(tmp_path / "src")
+    build(spark, src, "classic")
+    large = str(tmp_path / "large")
+    shutil.copytree(src, large)
+    setting(LIMIT, "0")
+    assert rows(spark, large, "true") == rows(spark, src, "true")
+    for target in (src, large):
+        spark.range(600, 604).selectExpr("id", "2 AS k", "'r' AS s").write.format("silt").mode("overwrite") \
+            .option("replaceWhere", "k = 2").save(target)
+        spark.range(700, 702).selectExpr("id", "CAST(0 AS INT) AS k", "'d' AS s").write.format("silt") \
+            .mode("overwrite").option("partitionOverwriteMode", "dynamic").save(target)
+        spark.sql(f"OPTIMIZE '{target}' WHERE k = 1")
+    assert not state_loaded(spark, large)
+    for q in QUERIES:
+        assert rows(spark, large, q) == rows(spark, src, q), q
+    history = [spark.sql(f"DESCRIBE HISTORY '{t}'").where("version > 10").orderBy("version")
+               .select("operation", "operationMetrics.numRemovedFiles", "operationMetrics.numFiles").collect()
+               for t in (src, large)]
+    assert history[0] == history[1]
+    assert not state_loaded(spark, large)

@@ -1,6 +1,8 @@
 package io.silt.log
 
 import io.silt.actions._
+import io.silt.partition.PartitionPredicates
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.hadoop.fs.Path
 
 /** The file-level state of a snapshot: live files, tombstones, transactions and domains. */
@@ -28,7 +30,7 @@ final class Snapshot(
     private[log] val checkpointScan: Option[CheckpointScan] = None) {
 
   @volatile private var computed = false
-  private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
+  private[log] lazy val state: SnapshotState = { if (sys.env.contains("SILT_DEBUG_STATE")) new Throwable(s"STATE LOADED $this").printStackTrace(); val s = computeState(); computed = true; s }
 
   def files: IndexedSeq[AddFile] = state.files
   def tombstones: IndexedSeq[RemoveFile] = state.tombstones
@@ -49,12 +51,22 @@ final class Snapshot(
   def scansCheckpoint: Boolean = !computed && checkpointScan.exists(_.large)
 
   /**
-   * The files `keep` accepts (each reading thread makes its own `keep`), read from the checkpoint's
-   * row groups that `filter` does not rule out when [[scansCheckpoint]]; None otherwise, or when the
-   * checkpoint cannot be read so (then `files` is the way).
+   * The live files of the partitions `partitionPredicates` match that `keep` also accepts (each
+   * reading thread makes its own `keep`). When [[scansCheckpoint]], they are read from the
+   * checkpoint's row groups the predicates do not rule out ([[CheckpointPushdown]]) and the file
+   * list stays unread; otherwise (or when the checkpoint cannot be read so) the list is filtered.
    */
-  def scanFiles(filter: Option[RowGroupFilter])(keep: () => AddFile => Boolean): Option[IndexedSeq[AddFile]] =
-    if (scansCheckpoint) checkpointScan.flatMap(_.files(filter)(keep)) else None
+  def filesWhere(partitionPredicates: Seq[Expression], timeZone: String)(
+      keep: () => AddFile => Boolean = () => _ => true): IndexedSeq[AddFile] = {
+    val matching = { () =>
+      val inPartitions = PartitionPredicates.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
+      val accept = keep()
+      (a: AddFile) => inPartitions(a) && accept(a)
+    }
+    val scanned = if (!scansCheckpoint) None
+      else checkpointScan.flatMap(_.files(CheckpointPushdown(partitionPredicates, metadata))(matching))
+    scanned.getOrElse(files.filter(matching()))
+  }
 
   /** The bytes of the files, or an upper bound of them when [[scansCheckpoint]] (the file list is not read for it). */
   def sizeInBytesBound: Long = if (scansCheckpoint) checkpointScan.get.sizeUpperBound else sizeInBytes

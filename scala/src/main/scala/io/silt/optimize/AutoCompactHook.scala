@@ -34,7 +34,8 @@ final class AutoCompactHook extends PostCommitHook with Logging {
       if (compacting || written.isEmpty) return
       val settings = AutoCompactHook.settings(spark)
       val minNumFiles = SiltSettings.AutoCompactMinNumFiles(spark)
-      val small = snapshot.files.filter(a => a.size < settings.minFileSize && written(a.partitionValues))
+      val small = snapshot.filesWhere(Nil, spark.sessionState.conf.sessionLocalTimeZone)(() => a =>
+        a.size < settings.minFileSize && written(a.partitionValues))
       val chosen = small.groupBy(_.partitionValues).collect { case (p, files) if files.size >= minNumFiles => p }.toSet
       if (chosen.isEmpty) return
       val predicate = AutoCompactHook.describe(chosen)

@@ -53,8 +53,7 @@ object OptimizeExecutor extends Logging {
     val predicate = partitionPredicate.map(p =>
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
-    val considered = snapshot.files.filter(PartitionPredicates.matcher(predicate.toSeq, snapshot.metadata.partitionSchema, tz))
-      .filter(a => auto.forall(_.partitions.contains(a.partitionValues)))
+    val considered = snapshot.filesWhere(predicate.toSeq, tz)(() => a => auto.forall(_.partitions.contains(a.partitionValues)))
     val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
       else Set.empty[AddFile]
     val bins = clusterBy match {

@@ -38,19 +38,19 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
   /**
    * The files a scan with these filters must read: those of the matching partitions whose
    * statistics do not rule the data filters out. A large table's files are read from its
-   * checkpoint's row groups that its partition filters do not rule out ([[Snapshot.scanFiles]]).
+   * checkpoint's row groups that its partition filters do not rule out ([[Snapshot.filesWhere]]).
    */
   def matchingFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[AddFile] = {
     val derived = GeneratedPartitionFilters.derive(dataFilters, snapshot.metadata, timeZone)
     val skipping = dataFilters.nonEmpty && SiltFileIndex.skippingEnabled(spark)
-    // a matcher per reading thread: partition predicates are evaluated with a row of their own
-    val keep: () => AddFile => Boolean = { () =>
-      val inPartition = PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone)
-      a => inPartition(a) && (!skipping || DataSkipping.mayMatch(dataFilters, parseStats(a.stats)))
+    def skip: AddFile => Boolean = if (!skipping) _ => true else a => DataSkipping.mayMatch(dataFilters, parseStats(a.stats))
+    selected match {
+      case Some(chosen) =>
+        val inPartition = PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone)
+        chosen.filter(a => inPartition(a) && skip(a))
+      // a matcher per reading thread: partition predicates are evaluated with a row of their own
+      case None => snapshot.filesWhere(partitionFilters ++ derived, timeZone)(() => skip)
     }
-    val scanned = if (selected.isDefined) None
-      else snapshot.scanFiles(CheckpointPushdown(partitionFilters ++ derived, snapshot.metadata))(keep)
-    scanned.getOrElse(files.filter(keep()))
   }
 
   /** What the reader is told of the files it may read: from the file list, or the worst case when scans read the checkpoint. */

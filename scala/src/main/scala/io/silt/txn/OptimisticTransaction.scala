@@ -64,15 +64,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
 
   /** The live files in partitions matching `partitionPredicates`, recorded as read. */
   def filesInPartitions(partitionPredicates: Seq[Expression]): Seq[AddFile] = {
-    val files = readSnapshot.map(_.files).getOrElse(IndexedSeq.empty)
-    if (partitionPredicates.isEmpty) {
-      readSet = readSet.copy(wholeTable = true)
-      files
-    } else {
-      readSet = readSet.copy(partitionPredicates = readSet.partitionPredicates ++ partitionPredicates)
-      val matches = PartitionPredicates.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
-      files.filter(matches)
-    }
+    if (partitionPredicates.isEmpty) readSet = readSet.copy(wholeTable = true)
+    else readSet = readSet.copy(partitionPredicates = readSet.partitionPredicates ++ partitionPredicates)
+    readSnapshot.map(_.filesWhere(partitionPredicates, timeZone)()).getOrElse(IndexedSeq.empty)
   }
 
   /**
@@ -89,7 +83,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   def filesInPartitionValues(partitions: Set[Map[String, String]]): Seq[AddFile] = {
     val keys = partitions.map(ReadSet.partitionKey)
     readSet = readSet.copy(partitionValues = readSet.partitionValues ++ keys)
-    readSnapshot.map(_.files).getOrElse(IndexedSeq.empty).filter(a => keys(ReadSet.partitionKey(a.partitionValues)))
+    readSnapshot.map(_.filesWhere(Nil, timeZone)(() => a => keys(ReadSet.partitionKey(a.partitionValues))))
+      .getOrElse(IndexedSeq.empty)
   }
 
   /** Commits `t` with whatever actions the operation commits (an idempotent write's `txn` action). */

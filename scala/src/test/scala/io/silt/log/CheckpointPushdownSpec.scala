@@ -1,4 +1,4 @@
-package io.silt.read
+package io.silt.log
 
 import io.silt.actions.{Format, Metadata}
 import org.apache.spark.sql.catalyst.expressions._

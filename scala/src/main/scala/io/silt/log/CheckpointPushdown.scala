@@ -1,8 +1,7 @@
-package io.silt.read
+package io.silt.log
 
 import io.silt.actions.Metadata
 import io.silt.features.ColumnMapping
-import io.silt.log.RowGroupFilter
 import org.apache.parquet.filter2.predicate.{FilterApi, FilterPredicate, Operators}
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
