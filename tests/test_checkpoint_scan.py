@@ -141,3 +141,42 @@ def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_p
                for t in (src, large)]
     assert history[0] == history[1]
     assert not state_loaded(spark, large)
+
+
+def test_data_filters_rule_out_row_groups_by_the_files_statistics_and_keep_files_without_them(spark, tmp_path, setting):
+    """A checkpoint of 12 files in row groups of 3, written in id order: the second row group's typed
+    bounds (deliberately) disagree with the files' JSON statistics, so a point query on one of its
+    ids finds nothing in it (the row group is never read); a file whose typed statistics are null
+    stays a candidate, as the file list keeps it."""
+    p = tmp_path / "t"
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, s STRING) USING silt")
+    for i in range(12):
+        spark.range(i * 10, i * 10 + 10).selectExpr("id", "CAST(id AS STRING) AS s").coalesce(1) \
+            .write.format("silt").mode("append").save(str(p))
+    spark.sql(f"CHECKPOINT '{p}'")
+    cp = p / "_delta_log" / f"{12:020d}.checkpoint.parquet"
+    table = pq.read_table(cp)
+    adds = [r for r in table.to_pylist() if r["add"] is not None]
+    others = table.filter(pa.compute.invert(pa.compute.is_valid(table.column("add"))))
+    adds.sort(key=lambda r: r["add"]["stats_parsed"]["minValues"]["id"])
+    for r in adds[3:6]:  # ids 30 to 59
+        r["add"]["stats_parsed"]["minValues"]["id"] = 10 ** 9
+        r["add"]["stats_parsed"]["maxValues"]["id"] = 10 ** 9
+    adds[9]["add"]["stats_parsed"] = None  # ids 90 to 99: no typed statistics
+    (cp.parent / f".{cp.name}.crc").unlink(missing_ok=True)
+    with pq.ParquetWriter(cp, table.schema) as w:
+        w.write_table(others)
+        for i in range(0, 12, 3):
+            w.write_table(pa.Table.from_pylist(adds[i:i + 3], schema=table.schema))
+    fresh = str(tmp_path / "fresh")
+    shutil.copytree(p, fresh)
+    setting(LIMIT, "0")
+    assert rows(spark, fresh, "id = 42") == []
+    assert rows(spark, fresh, "id = 95") == [(95, "95")]
+    assert rows(spark, fresh, "id > 115") == [(i, str(i)) for i in range(116, 120)]
+    assert rows(spark, fresh, "id < 3 OR id = 42") == [(i, str(i)) for i in range(3)]
+    assert not state_loaded(spark, fresh)
+    spark.conf.unset(LIMIT)
+    again = str(tmp_path / "again")
+    shutil.copytree(p, again)
+    assert rows(spark, again, "id = 42") == [(42, "42")]

@@ -19,7 +19,69 @@ object CheckpointPushdown {
   private type Pushed = (FilterPredicate, Map[Seq[String], PrimitiveTypeName])
   private val MaxInValues = 100
 
-  def apply(filters: Seq[Expression], metadata: Metadata): Option[RowGroupFilter] = {
+  def apply(filters: Seq[Expression], metadata: Metadata): Option[RowGroupFilter] = apply(filters, Nil, metadata)
+
+  /**
+   * The row-group filter of a scan's partition filters and data filters. A data filter on a
+   * top-level int, long, short, byte or date column becomes bounds on the files' statistics
+   * (`add.stats_parsed.minValues` / `maxValues`), null-safe: a file without those statistics (its
+   * bound null, which a row group's null count shows) always stays.
+   */
+  def apply(filters: Seq[Expression], dataFilters: Seq[Expression], metadata: Metadata): Option[RowGroupFilter] = {
+    val pushed = partitionFilters(filters, metadata) ++ dataFilters.flatMap(statsFilter(_, metadata))
+    pushed.reduceOption(both(FilterApi.and)).map { case (p, cols) => RowGroupFilter(p, cols) }
+  }
+
+  private def statsFilter(e: Expression, metadata: Metadata): Option[Pushed] = {
+    val partitions = metadata.partitionColumns.map(_.toLowerCase).toSet
+    def bounds(a: Attribute): Option[(Typed, Typed)] = metadata.schema.fields.find(_.name.equalsIgnoreCase(a.name))
+      .filter(f => !partitions(f.name.toLowerCase) && Bounded(f.dataType)).flatMap { f =>
+        val physical = ColumnMapping.physicalName(f)
+        if (physical.contains(".")) None
+        else for (lo <- Typed(Seq("add", "stats_parsed", "minValues", physical), f.dataType);
+                  hi <- Typed(Seq("add", "stats_parsed", "maxValues", physical), f.dataType)) yield (lo, hi)
+      }
+    def orUnknown(bound: Typed, p: Option[Pushed]): Option[Pushed] = p.map(both(FilterApi.or)(_, bound.isNull(true)))
+    def cmp(a: Attribute, op: String, v: Any): Option[Pushed] = if (v == null) None else bounds(a).flatMap { case (lo, hi) =>
+      op match {
+        case "<" | "<=" => orUnknown(lo, lo.cmp(op, v))
+        case ">" | ">=" => orUnknown(hi, hi.cmp(op, v))
+        case _ => for (l <- lo.cmp("<=", v); h <- hi.cmp(">=", v)) yield
+          both(FilterApi.or)(both(FilterApi.and)(l, h), both(FilterApi.or)(lo.isNull(true), hi.isNull(true)))
+      }
+    }
+    def translate(e: Expression): Option[Pushed] = e match {
+      case And(l, r) => (translate(l) ++ translate(r)).reduceOption(both(FilterApi.and))
+      case Or(l, r) => for (a <- translate(l); b <- translate(r)) yield both(FilterApi.or)(a, b)
+      case EqualTo(a: Attribute, Literal(v, _)) => cmp(a, "=", v)
+      case EqualTo(Literal(v, _), a: Attribute) => cmp(a, "=", v)
+      case EqualNullSafe(a: Attribute, Literal(v, _)) => cmp(a, "=", v)
+      case EqualNullSafe(Literal(v, _), a: Attribute) => cmp(a, "=", v)
+      case In(a: Attribute, values) if values.size <= MaxInValues && values.forall(_.isInstanceOf[Literal]) =>
+        values.map(v => cmp(a, "=", v.asInstanceOf[Literal].value)).reduceOption((x, y) =>
+          for (p <- x; q <- y) yield both(FilterApi.or)(p, q)).flatten
+      case InSet(a: Attribute, set) if set.size <= MaxInValues =>
+        set.toSeq.map(v => cmp(a, "=", v)).reduceOption((x, y) => for (p <- x; q <- y) yield both(FilterApi.or)(p, q)).flatten
+      case LessThan(a: Attribute, Literal(v, _)) => cmp(a, "<", v)
+      case LessThanOrEqual(a: Attribute, Literal(v, _)) => cmp(a, "<=", v)
+      case GreaterThan(a: Attribute, Literal(v, _)) => cmp(a, ">", v)
+      case GreaterThanOrEqual(a: Attribute, Literal(v, _)) => cmp(a, ">=", v)
+      case LessThan(Literal(v, _), a: Attribute) => cmp(a, ">", v)
+      case LessThanOrEqual(Literal(v, _), a: Attribute) => cmp(a, ">=", v)
+      case GreaterThan(Literal(v, _), a: Attribute) => cmp(a, "<", v)
+      case GreaterThanOrEqual(Literal(v, _), a: Attribute) => cmp(a, "<=", v)
+      case _ => None
+    }
+    translate(e)
+  }
+
+  /** The types whose statistics bound their values exactly (strings' may be truncated, timestamps' rounded). */
+  private def Bounded(t: DataType): Boolean = t match {
+    case IntegerType | LongType | ShortType | ByteType | DateType => true
+    case _ => false
+  }
+
+  private def partitionFilters(filters: Seq[Expression], metadata: Metadata): Seq[Pushed] = {
     val mapping = ColumnMapping.of(metadata)
     val columns: Map[String, (Seq[String], DataType)] = metadata.partitionSchema.fields.map { f =>
       f.name.toLowerCase -> (Seq("add", "partitionValues_parsed", mapping.partitionKey(f.name)), f.dataType)
@@ -51,7 +113,7 @@ object CheckpointPushdown {
       case IsNotNull(a: Attribute) => column(a).map(_.isNull(false))
       case _ => None
     }
-    filters.flatMap(translate).reduceOption(both(FilterApi.and)).map { case (p, cols) => RowGroupFilter(p, cols) }
+    filters.flatMap(translate)
   }
 
   private def both(op: (FilterPredicate, FilterPredicate) => FilterPredicate)(a: Pushed, b: Pushed): Pushed =

@@ -53,10 +53,12 @@ final class Snapshot(
   /**
    * The live files of the partitions `partitionPredicates` match that `keep` also accepts (each
    * reading thread makes its own `keep`). When [[scansCheckpoint]], they are read from the
-   * checkpoint's row groups the predicates do not rule out ([[CheckpointPushdown]]) and the file
-   * list stays unread; otherwise (or when the checkpoint cannot be read so) the list is filtered.
+   * checkpoint's row groups the predicates, and the statistics' bounds of `dataFilters`, do not
+   * rule out ([[CheckpointPushdown]]) and the file list stays unread; otherwise (or when the
+   * checkpoint cannot be read so) the list is filtered. `keep` alone decides which files the data
+   * filters rule out.
    */
-  def filesWhere(partitionPredicates: Seq[Expression], timeZone: String)(
+  def filesWhere(partitionPredicates: Seq[Expression], timeZone: String, dataFilters: Seq[Expression] = Nil)(
       keep: () => AddFile => Boolean = () => _ => true): IndexedSeq[AddFile] = {
     val matching = { () =>
       val inPartitions = PartitionPredicates.matcher(partitionPredicates, metadata.partitionSchema, timeZone)
@@ -64,7 +66,7 @@ final class Snapshot(
       (a: AddFile) => inPartitions(a) && accept(a)
     }
     val scanned = if (!scansCheckpoint) None
-      else checkpointScan.flatMap(_.files(CheckpointPushdown(partitionPredicates, metadata))(matching))
+      else checkpointScan.flatMap(_.files(CheckpointPushdown(partitionPredicates, dataFilters, metadata))(matching))
     scanned.getOrElse(files.filter(matching()))
   }
 

@@ -49,7 +49,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
         val inPartition = PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone)
         chosen.filter(a => inPartition(a) && skip(a))
       // a matcher per reading thread: partition predicates are evaluated with a row of their own
-      case None => snapshot.filesWhere(partitionFilters ++ derived, timeZone)(() => skip)
+      case None => snapshot.filesWhere(partitionFilters ++ derived, timeZone, if (skipping) dataFilters else Nil)(() => skip)
     }
   }
 

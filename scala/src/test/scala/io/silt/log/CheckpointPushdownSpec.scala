@@ -37,6 +37,24 @@ class CheckpointPushdownSpec extends AnyFunSuite {
     assert(pushed(EqualTo(day, Literal(null, IntegerType))).isEmpty)
   }
 
+  test("comparisons of int, long and date data columns become null-safe bounds on the files' statistics") {
+    val id = AttributeReference("id", LongType)()
+    val min = "add.stats_parsed.minValues.id"
+    val max = "add.stats_parsed.maxValues.id"
+    def data(e: Expression) = CheckpointPushdown(Nil, Seq(e), meta()).map(_.predicate.toString)
+    assert(data(EqualTo(id, Literal(5L))).contains(
+      s"or(and(lteq($min, 5), gteq($max, 5)), or(eq($min, null), eq($max, null)))"))
+    assert(data(LessThan(id, Literal(5L))).contains(s"or(lt($min, 5), eq($min, null))"))
+    assert(data(GreaterThanOrEqual(Literal(5L), id)).contains(s"or(lteq($min, 5), eq($min, null))"))
+    assert(data(GreaterThan(id, Literal(5L))).contains(s"or(gt($max, 5), eq($max, null))"))
+    // partition columns are not data columns; truncated strings and rounded timestamps are not bounds
+    assert(data(EqualTo(day, Literal(3))).isEmpty)
+    val schemaWithName = StructType(schema.fields :+ StructField("name", StringType))
+    val m = Metadata("t", None, None, Format(), schemaWithName.json, Seq("day"), Map.empty, None)
+    assert(CheckpointPushdown(Nil, Seq(EqualTo(AttributeReference("name", StringType)(), Literal("x"))), m).isEmpty)
+    assert(CheckpointPushdown(Nil, Seq(EqualTo(id, Literal(null, LongType))), m).isEmpty)
+  }
+
   test("the filter names each column with the physical type a file must hold it in") {
     val f = CheckpointPushdown(Seq(EqualTo(day, Literal(3)), EqualTo(city, Literal("x"))), meta()).get
     assert(f.columns.keySet == Set(Seq("add", "partitionValues_parsed", "day"), Seq("add", "partitionValues_parsed", "city")))
