@@ -129,8 +129,9 @@ object CheckpointWriter {
 
   /**
    * The rows in the order readers prune best: protocol, metadata, transactions and domains, then
-   * the files by partition values (typed, as `partitionValues_parsed` holds them) and path, then
-   * the tombstones; in `parts` ranges of that order (one per output file), each sorted.
+   * the files by partition values (typed, as `partitionValues_parsed` holds them), the lower bounds
+   * of a clustered table's clustering columns (so that a point on them reads few row groups) and
+   * path, then the tombstones; in `parts` ranges of that order (one per output file), each sorted.
    */
   private def sorted(df: DataFrame, snapshot: Snapshot, parts: Int): DataFrame = {
     val m = snapshot.metadata
@@ -141,7 +142,17 @@ object CheckpointWriter {
         .getItem(ColumnMapping.of(m).partitionKey(f.name)))
       SparkInternals.column(PartitionValues.decode(raw, f.dataType, tz))
     }
-    val keys = rank +: values :+ coalesce(col("add.path"), col("remove.path"))
+    val stats = CheckpointSchema.statsSchema(m)
+    def bounded(t: org.apache.spark.sql.types.DataType, path: Seq[String]): Boolean = (t, path) match {
+      case (_, Seq()) => !t.isInstanceOf[StructType]
+      case (st: StructType, name +: rest) => st.fields.find(_.name == name).exists(f => bounded(f.dataType, rest))
+      case _ => false
+    }
+    // only the columns whose lower bounds the statistics hold
+    val clustering = Clustering.physicalColumns(snapshot.domains).getOrElse(Nil)
+      .filter(bounded(stats("minValues").dataType, _))
+      .map(_.foldLeft(from_json(col("add.stats"), stats).getField("minValues"))(_.getField(_)))
+    val keys = (rank +: values) ++ clustering :+ coalesce(col("add.path"), col("remove.path"))
     (if (parts == 1) df.repartition(1) else df.repartitionByRange(parts, keys: _*)).sortWithinPartitions(keys: _*)
   }
 
