@@ -2,6 +2,7 @@
 list on the driver: a scan reads the files it needs from the checkpoint's row groups that its
 partition filters do not rule out, less what the commits after the checkpoint changed, and returns
 the rows a scan of the file list returns."""
+import os
 import shutil
 from pathlib import Path
 
@@ -200,3 +201,45 @@ def test_a_clustered_tables_checkpoint_sorts_its_files_by_the_clustering_columns
     shutil.copytree(p, fresh)
     assert rows(spark, fresh, "id = 42") == [(42, "42")]
     assert not state_loaded(spark, fresh)
+
+
+@pytest.mark.parametrize("mode", ["", pytest.param("LITE", marks=pytest.mark.full),  # LITE, inventory: second tier
+                                  pytest.param("USING INVENTORY silt_large_inventory", marks=pytest.mark.full)])
+def test_vacuum_of_a_large_table_deletes_what_the_file_list_would(spark, tmp_path, setting, mode):
+    """VACUUM of a large table finds its needed files with a Spark replay and its folder's files with
+    tasks: it deletes the same files (removed data files, their deletion vectors, orphans, change
+    data) as VACUUM with the file list, keeps the rows readable, and never reads the file list."""
+    src = str(tmp_path / "src")
+    build(spark, src, "classic")
+    for f in (Path(src) / "k=1" / "orphan.parquet", Path(src) / "_hidden" / "h.parquet", Path(src) / "top.parquet"):
+        f.parent.mkdir(exist_ok=True)
+        f.write_bytes(b"x")
+    for f in Path(src).rglob("*"):
+        if f.is_file() and "_delta_log" not in f.parts:
+            os.utime(f, (1, 1))
+    large = str(tmp_path / "large")
+    shutil.copytree(src, large)
+    setting("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
+
+    def vacuum(path, dry):
+        if "INVENTORY" in mode:
+            files = [f for f in Path(path).rglob("*") if f.is_file()]
+            spark.createDataFrame([("file:" + str(f), f.stat().st_size, False, 1000) for f in files],
+                                  "path string, length long, isDir boolean, modificationTime long") \
+                .createOrReplaceTempView("silt_large_inventory")
+        out = spark.sql(f"VACUUM silt.`{path}` {mode} RETAIN 0 HOURS {'DRY RUN' if dry else ''}").collect()
+        return sorted(str(Path(r[0].removeprefix("file:")).relative_to(Path(path).resolve())) if dry else r[0]
+                      for r in out)
+
+    expected = vacuum(src, dry=True)
+    assert expected  # removed files (and, listed, their unused deletion vectors and the orphans)
+    assert mode == "LITE" or ({"k=1/orphan.parquet", "top.parquet"} <= set(expected) and
+                              any(e.startswith("deletion_vector_") for e in expected))
+    setting(LIMIT, "0")
+    assert vacuum(large, dry=True) == expected
+    before = rows(spark, large, "true")
+    vacuum(large, dry=False)
+    assert not state_loaded(spark, large)
+    left = sorted(str(f.relative_to(large)) for f in Path(large).rglob("*") if f.is_file() and "_delta_log" not in f.parts)
+    assert not set(left) & set(expected) and "_hidden/h.parquet" in left
+    assert rows(spark, large, "true") == before

@@ -21,17 +21,22 @@ object Inventory {
 
   /** The inventory's files under `root` (a qualified table path), with their paths relative to it. */
   def filesUnder(inventory: DataFrame, root: Path): Seq[(String, InventoryFile)] = {
+    val prefix = root.toString.stripSuffix("/") + "/"
+    checked(inventory).where(col("path").startsWith(lit(prefix)) && !col("isDir"))
+      .select("path", "length", "modificationTime").collect().toSeq.map { r =>
+        val p = r.getString(0)
+        p.substring(prefix.length) -> InventoryFile(new Path(p), r.getLong(1), r.getLong(2))
+      }
+  }
+
+  /** The inventory, once its columns are checked (refused, naming them, when they are not [[Schema]]'s). */
+  def checked(inventory: DataFrame): DataFrame = {
     val named = inventory.schema.fields.filter(f => Schema.fieldNames.contains(f.name)).map(_.copy(nullable = true))
     if (StructType(named) != Schema) {
       throw new InvalidTableOperationException(s"the inventory of VACUUM … USING INVENTORY has columns " +
         s"${inventory.schema.simpleString}; it needs ${Schema.simpleString} (path a qualified URI, length in bytes, " +
         "modificationTime in ms; other columns are ignored)", errorClass = ErrorClass.InvalidInventorySchema)
     }
-    val prefix = root.toString.stripSuffix("/") + "/"
-    inventory.where(col("path").startsWith(lit(prefix)) && !col("isDir"))
-      .select("path", "length", "modificationTime").collect().toSeq.map { r =>
-        val p = r.getString(0)
-        p.substring(prefix.length) -> InventoryFile(new Path(p), r.getLong(1), r.getLong(2))
-      }
+    inventory
   }
 }

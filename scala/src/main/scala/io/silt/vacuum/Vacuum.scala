@@ -53,24 +53,40 @@ object Vacuum {
         s"still need could be deleted. Set ${SiltSettings.VacuumRetentionCheck.key} = false to do it anyway.")
     }
     val cutoff = System.currentTimeMillis() - retentionMs
-    val keep = referenced(snapshot, cutoff)
+    // a large table's needed files are a Spark job's rows, never a set on the driver
+    val distributed = if (snapshot.scansCheckpoint) DistributedVacuum.referenced(spark, log, snapshot, cutoff) else None
+    lazy val keep = referenced(snapshot, cutoff)
     // The newest commit whose removals this run deals with: where the next LITE starts.
     val (candidates, vacuumedTo) = mode match {
       case VacuumMode.Full =>
         val fs = tablePath.getFileSystem(log.hadoopConf)
         val root = fs.makeQualified(tablePath)
-        val files = inventory match {
-          case Some(df) => Inventory.filesUnder(df, root).collect {
-            case (relative, f) if wanted(relative.split('/'), isDir = false) => f
-          }
-          case None => listTableFiles(fs, root).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
+        val candidates = distributed match {
+          case Some(needed) =>
+            val files = inventory.map(DistributedVacuum.inventoried(spark, _, root)).getOrElse(DistributedVacuum.listing(spark, log))
+            DistributedVacuum.candidates(files, needed, cutoff)
+          case None =>
+            val files = inventory match {
+              case Some(df) => Inventory.filesUnder(df, root).collect {
+                case (relative, f) if wanted(relative.split('/'), isDir = false) => f
+              }
+              case None => listTableFiles(fs, root).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
+            }
+            files.filter(f => !keep.contains(key(f.path)) && f.modificationTime < cutoff)
+              .map(f => VacuumCandidate(f.path, f.length, f.path.getName.startsWith("deletion_vector_")))
         }
-        val candidates = files.filter(f => !keep.contains(key(f.path)) && f.modificationTime < cutoff)
-          .map(f => VacuumCandidate(f.path, f.length, f.path.getName.startsWith("deletion_vector_")))
         (candidates, RemovedFiles.newestBefore(log, cutoff))
       case VacuumMode.Lite =>
         RemovedFiles.window(log, snapshot, cutoff) match {
-          case Some(w) => (RemovedFiles.candidates(log, w, keep.contains), Some(w.to))
+          case Some(w) =>
+            val candidates = distributed match {
+              case Some(needed) =>
+                val removed = RemovedFiles.candidates(log, w, _ => false)
+                val kept = DistributedVacuum.needed(spark, removed.map(c => key(c.path)), needed)
+                removed.filterNot(c => kept(key(c.path)))
+              case None => RemovedFiles.candidates(log, w, keep.contains)
+            }
+            (candidates, Some(w.to))
           case None => (Nil, None)
         }
     }
@@ -134,7 +150,7 @@ object Vacuum {
   }
 
   /** Whether VACUUM may delete under this path (its parts below the table root): not in hidden folders. */
-  private def wanted(parts: Array[String], isDir: Boolean): Boolean = {
+  private[vacuum] def wanted(parts: Array[String], isDir: Boolean): Boolean = {
     // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
     val underChangeData = (parts.length > 1 || isDir) && parts.head == ChangeDataFeed.Folder
     !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
