@@ -4,15 +4,18 @@ The table is synthetic, as checkpoint_million's, in the shape a long-lived parti
 FILES add actions over 1,000 partitions (`day`), with statistics on `id` (each file's own range)
 and `s`, the Parquet files themselves absent. They are written straight into a classic checkpoint
 (by pyarrow, rows in file order, so each row group holds every partition, as another engine's
-checkpoint would), then TAIL commits of 100 adds each follow it. Each table is measured in two
+checkpoint would; with `stats_parsed` on `id`, as Delta writes by default), then TAIL commits of
+100 adds each follow it. Each table is measured in two
 JVMs of their own with `spark.driver.memory` = DRIVER (1g: PySpark's default), so that the table
 is always opened afresh:
 - the table as written: the open (protocol and metadata); CHECKPOINT, while the driver holds no
   file list (a Spark job replays the checkpoint and the tail); the planning of a query on one
   partition (`day = 3`) and of a point on `id`, each twice: seconds until the scan's tasks are
   made, and the files they read; the heap after each;
-- a copy holding only the checkpoint Silt wrote: the open, the same plans, then the file list
-  (`numFiles`, which may not fit the driver) and the heap after it;
+- a copy holding only the checkpoint Silt wrote: the open, the same plans; then, still without the
+  file list, an INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its
+  listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
+  the driver, which may not fit it) and the heap after it;
 - report only: delta-rs opening the table.
 A step that fails (out of heap) is recorded with its error, and the JVM's later steps are skipped.
 Writes bench/results/log_scale.json.
@@ -46,6 +49,11 @@ def add_action(i, now):
             "size": 4000 + i % 977, "modificationTime": now, "dataChange": False, "stats": stats}
 
 
+def stats_parsed(i):
+    """The typed statistics of synthetic file `i` on `id`, as a checkpoint's `add.stats_parsed`."""
+    return {"numRecords": 100, "minValues": {"id": i * 100}, "maxValues": {"id": i * 100 + 99}}
+
+
 def write_table(path: Path, files: int) -> float:
     """The synthetic table: a checkpoint of `files` adds at version 0, then TAIL commits; returns seconds."""
     import pyarrow as pa
@@ -56,7 +64,10 @@ def write_table(path: Path, files: int) -> float:
     now = int(time.time() * 1000)
     add_type = pa.struct([("path", pa.string()), ("partitionValues", pa.map_(pa.string(), pa.string())),
                           ("size", pa.int64()), ("modificationTime", pa.int64()), ("dataChange", pa.bool_()),
-                          ("stats", pa.string())])
+                          ("stats", pa.string()),
+                          ("stats_parsed", pa.struct([("numRecords", pa.int64()),
+                                                      ("minValues", pa.struct([("id", pa.int64())])),
+                                                      ("maxValues", pa.struct([("id", pa.int64())]))]))])
     meta_type = pa.struct([("id", pa.string()), ("format", pa.struct([("provider", pa.string()),
                                                                       ("options", pa.map_(pa.string(), pa.string()))])),
                            ("schemaString", pa.string()), ("partitionColumns", pa.list_(pa.string())),
@@ -75,6 +86,7 @@ def write_table(path: Path, files: int) -> float:
             for i in range(lo, min(files, lo + ROWS_PER_BATCH)):
                 a = add_action(i, now)
                 a["partitionValues"] = list(a["partitionValues"].items())
+                a["stats_parsed"] = stats_parsed(i)
                 adds.append(a)
             w.write_table(pa.table({"protocol": pa.nulls(len(adds), proto_type), "metaData": pa.nulls(len(adds), meta_type),
                                     "add": pa.array(adds, add_type)}, schema=schema))
@@ -128,7 +140,7 @@ def measures(path: Path, files: int, checkpoint: bool):
     try:
         step("open", lambda: int(table_log(spark, path).latest().version()))
         if checkpoint:  # while the driver holds no file list: a Spark job replays the checkpoint and the tail
-            step("checkpoint", lambda: spark.sql(f"CHECKPOINT '{path}'").collect() and None)
+            step("checkpoint", lambda: (spark.sql(f"CHECKPOINT '{path}'").collect(), None)[1])
             step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
         point = f"id = {(files // 2) * 100 + 7}"
         for i in (1, 2):
@@ -136,7 +148,13 @@ def measures(path: Path, files: int, checkpoint: bool):
             step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
         step("heap_after_plans_mib", lambda: heap_used_mb(spark))
         if not checkpoint:
-            step("file_list", lambda: int(table_log(spark, path).latest().numFiles()))
+            spark.conf.set("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
+            step("insert", lambda: (spark.sql(f"INSERT INTO silt.`{path}` VALUES (-1, 'x', 3)").collect(), None)[1])
+            step("describe_detail", lambda: int(spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]))
+            step("vacuum_dry_run", lambda: len(spark.sql(f"VACUUM '{path}' RETAIN 0 HOURS DRY RUN").collect()))
+            step("heap_after_writes_mib", lambda: heap_used_mb(spark))
+            step("file_list_loaded", lambda: bool(table_log(spark, path).latest().isStateLoaded()))
+            step("file_list", lambda: int(table_log(spark, path).latest().files().size()))
             step("heap_after_file_list_mib", lambda: heap_used_mb(spark))
     finally:
         spark.stop()
@@ -213,6 +231,9 @@ def summary_rows(r):
                     f"{cell(f, 'plan_partition_2')} / {cell(f, 'plan_point_2')}"))
         out.append(("log_scale", "  plan day = 3 / a point on id, Silt's checkpoint (files)",
                     f"{cell(own, 'plan_partition_2')} / {cell(own, 'plan_point_2')}"))
+        out.append(("log_scale", "  Silt's checkpoint: INSERT / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
+                    f"{cell(own, 'insert')} / {cell(own, 'describe_detail')} / {cell(own, 'vacuum_dry_run')} "
+                    f"({heap(own, 'heap_after_writes_mib')})"))
         out.append(("log_scale", "  open / file list of Silt's checkpoint (heap) / delta-rs open",
                     f"{cell(own, 'open')} / {cell(own, 'file_list')} ({heap(own, 'heap_after_file_list_mib')}) / "
                     f"{s['deltars_open_seconds']:.2f} s"))
