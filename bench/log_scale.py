@@ -16,11 +16,15 @@ is always opened afresh:
   file list, an INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its
   listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
   the driver, which may not fit it) and the heap after it;
-- report only: delta-rs opening the table.
+- report only: delta-rs opening the table;
+- the clustered shape (`--shape clustered`, also run by default): the same files without
+  partitions, in a table clustered by `id` (liquid clustering's domain), their rows in the foreign
+  checkpoint in a hashed order (as a checkpoint written by Spark's shuffle has them): CHECKPOINT,
+  then a point on `id` planned on Silt's checkpoint, which lists the files by their lower bound.
 A step that fails (out of heap) is recorded with its error, and the JVM's later steps are skipped.
 Writes bench/results/log_scale.json.
 
-    python -m bench log_scale [--sizes 10000,1000000,2000000,10000000] [--driver-memory 1g]
+    python -m bench log_scale [--sizes 10000,1000000,10000000] [--driver-memory 1g] [--shape partitioned|clustered|both]
 """
 import argparse
 import json
@@ -41,10 +45,13 @@ SCHEMA = {"type": "struct", "fields": [
     {"name": "day", "type": "integer", "nullable": True, "metadata": {}}]}
 
 
-def add_action(i, now):
-    """The add action of synthetic file `i` (a dict as in a commit)."""
+def add_action(i, now, clustered=False):
+    """The add action of synthetic file `i` (a dict as in a commit); `clustered`: of the unpartitioned table."""
     stats = (f'{{"numRecords":100,"minValues":{{"id":{i * 100},"s":"s{i}"}},'
              f'"maxValues":{{"id":{i * 100 + 99},"s":"s{i}z"}},"nullCount":{{"id":0,"s":0}}}}')
+    if clustered:
+        return {"path": f"part-{i:09d}-c000.snappy.parquet", "partitionValues": {}, "size": 4000 + i % 977,
+                "modificationTime": now, "dataChange": False, "stats": stats}
     return {"path": f"day={i % PARTITIONS}/part-{i:09d}-c000.snappy.parquet", "partitionValues": {"day": str(i % PARTITIONS)},
             "size": 4000 + i % 977, "modificationTime": now, "dataChange": False, "stats": stats}
 
@@ -54,8 +61,9 @@ def stats_parsed(i):
     return {"numRecords": 100, "minValues": {"id": i * 100}, "maxValues": {"id": i * 100 + 99}}
 
 
-def write_table(path: Path, files: int) -> float:
-    """The synthetic table: a checkpoint of `files` adds at version 0, then TAIL commits; returns seconds."""
+def write_table(path: Path, files: int, clustered: bool = False) -> float:
+    """The synthetic table: a checkpoint of `files` adds at version 0, then TAIL commits; returns seconds.
+    `clustered`: unpartitioned, clustered by `id`, the checkpoint's rows in a hashed order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     t0 = time.perf_counter()
@@ -72,28 +80,40 @@ def write_table(path: Path, files: int) -> float:
                                                                       ("options", pa.map_(pa.string(), pa.string()))])),
                            ("schemaString", pa.string()), ("partitionColumns", pa.list_(pa.string())),
                            ("configuration", pa.map_(pa.string(), pa.string())), ("createdTime", pa.int64())])
-    proto_type = pa.struct([("minReaderVersion", pa.int32()), ("minWriterVersion", pa.int32())])
-    schema = pa.schema([("protocol", proto_type), ("metaData", meta_type), ("add", add_type)])
+    proto_type = pa.struct([("minReaderVersion", pa.int32()), ("minWriterVersion", pa.int32()),
+                            ("writerFeatures", pa.list_(pa.string()))])
+    domain_type = pa.struct([("domain", pa.string()), ("configuration", pa.string()), ("removed", pa.bool_())])
+    schema = pa.schema([("protocol", proto_type), ("metaData", meta_type), ("domainMetadata", domain_type), ("add", add_type)])
     meta = {"id": "00000000-0000-0000-0000-000000000002", "format": {"provider": "parquet", "options": []},
-            "schemaString": json.dumps(SCHEMA), "partitionColumns": ["day"],
+            "schemaString": json.dumps(SCHEMA), "partitionColumns": [] if clustered else ["day"],
             "configuration": [("delta.checkpointInterval", "1000000")], "createdTime": now}
+    protocol = ({"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["domainMetadata", "clustering"]}
+                if clustered else {"minReaderVersion": 1, "minWriterVersion": 2, "writerFeatures": None})
+    domain = {"domain": "delta.clustering", "configuration": json.dumps({"clusteringColumns": [["id"]]}), "removed": False}
+    head = [("protocol", protocol), ("metaData", meta)] + ([("domainMetadata", domain)] if clustered else [])
     cp = log / f"{0:020d}.checkpoint.parquet"
+    order = None
+    if clustered:  # a hashed order: file i at row (i * a large odd number) mod files
+        order = sorted(range(files), key=lambda i: (i * 2654435761) % files)
     with pq.ParquetWriter(cp, schema) as w:
-        w.write_table(pa.table({"protocol": [{"minReaderVersion": 1, "minWriterVersion": 2}, None],
-                                "metaData": [None, meta], "add": pa.array([None, None], add_type)}, schema=schema))
+        w.write_table(pa.table({name: [value if k == name else None for k, value in head]
+                                for name in ("protocol", "metaData", "domainMetadata")} |
+                               {"add": pa.array([None] * len(head), add_type)}, schema=schema))
         for lo in range(0, files, ROWS_PER_BATCH):
             adds = []
-            for i in range(lo, min(files, lo + ROWS_PER_BATCH)):
-                a = add_action(i, now)
+            for j in range(lo, min(files, lo + ROWS_PER_BATCH)):
+                i = order[j] if order else j
+                a = add_action(i, now, clustered)
                 a["partitionValues"] = list(a["partitionValues"].items())
                 a["stats_parsed"] = stats_parsed(i)
                 adds.append(a)
             w.write_table(pa.table({"protocol": pa.nulls(len(adds), proto_type), "metaData": pa.nulls(len(adds), meta_type),
+                                    "domainMetadata": pa.nulls(len(adds), domain_type),
                                     "add": pa.array(adds, add_type)}, schema=schema))
     (log / "_last_checkpoint").write_text(json.dumps({"version": 0, "size": files + 2}) + "\n")
     for c in range(1, TAIL + 1):
         lines = [{"commitInfo": {"timestamp": now, "operation": "WRITE", "readVersion": c - 1}}]
-        lines += [{"add": dict(add_action(files + (c - 1) * 100 + j, now), dataChange=True)} for j in range(100)]
+        lines += [{"add": dict(add_action(files + (c - 1) * 100 + j, now, clustered), dataChange=True)} for j in range(100)]
         (log / f"{c:020d}.json").write_text("\n".join(json.dumps(a) for a in lines) + "\n")
     return time.perf_counter() - t0
 
@@ -117,7 +137,7 @@ def planned(spark, path, where):
     return secs, int(scans[0].metrics().apply("numFiles").value())
 
 
-def measures(path: Path, files: int, checkpoint: bool):
+def measures(path: Path, files: int, checkpoint: bool, clustered: bool = False):
     """The measures of one table, in this process's own JVM; printed as one JSON line. With
     `checkpoint`: the open, CHECKPOINT, then the plans; without: the open, the plans, then the file list."""
     from bench.log_open import table_log
@@ -144,10 +164,13 @@ def measures(path: Path, files: int, checkpoint: bool):
             step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
         point = f"id = {(files // 2) * 100 + 7}"
         for i in (1, 2):
-            step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
+            if not clustered:
+                step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
             step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
         step("heap_after_plans_mib", lambda: heap_used_mb(spark))
-        if not checkpoint:
+        if not checkpoint and clustered:
+            step("file_list_loaded", lambda: bool(table_log(spark, path).latest().isStateLoaded()))
+        elif not checkpoint:
             spark.conf.set("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
             step("insert", lambda: (spark.sql(f"INSERT INTO silt.`{path}` VALUES (-1, 'x', 3)").collect(), None)[1])
             step("describe_detail", lambda: int(spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]))
@@ -173,10 +196,10 @@ def own_checkpoint_copy(path: Path):
     return copy
 
 
-def run_child(path, files, driver_memory, checkpoint):
+def run_child(path, files, driver_memory, checkpoint, clustered=False):
     """`measures` of the table at `path` in a new Python process and JVM."""
     r = subprocess.run([sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory,
-                        "checkpoint" if checkpoint else "read"],
+                        "checkpoint" if checkpoint else "read", "clustered" if clustered else "partitioned"],
                        capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent))
     lines = [line for line in r.stdout.splitlines() if line.startswith("@@RESULT@@ ")]
     out = json.loads(lines[-1][len("@@RESULT@@ "):]) if lines else {"error": f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"}
@@ -186,25 +209,30 @@ def run_child(path, files, driver_memory, checkpoint):
     return out
 
 
-def bench_log_scale(sizes, driver_memory):
+def bench_log_scale(sizes, driver_memory, shapes=("partitioned", "clustered")):
     """Each size's table written, checkpointed and planned on, then its Silt checkpoint opened and planned
-    on, each in a JVM of its own, and the table opened by delta-rs; returns the result."""
+    on, each in a JVM of its own, and the table opened by delta-rs; for each shape; returns the result."""
     from deltalake import DeltaTable
     rows = []
-    for files in sizes:
-        rm(SCRATCH)
-        table = SCRATCH / "t"
-        secs = write_table(table, files)
-        say(f"  {files:,} files: table written in {secs:.0f} s; with a {driver_memory} driver, its foreign checkpoint:")
-        foreign = run_child(table, files, driver_memory, checkpoint=True)
-        drs, _ = timed(lambda: DeltaTable(str(table)).version())
-        say(f"    delta-rs open: {drs:.2f} s")
-        own = None
-        if "error" not in foreign.get("checkpoint", {"error": ""}):
-            say("   the checkpoint Silt wrote, opened afresh:")
-            own = run_child(own_checkpoint_copy(table), files, driver_memory, checkpoint=False)
-        rows.append({"files": files, "table_write_seconds": secs, "foreign_checkpoint": foreign,
-                     "deltars_open_seconds": drs, "silt_checkpoint": own})
+    for shape in shapes:
+        clustered = shape == "clustered"
+        for files in sizes:
+            rm(SCRATCH)
+            table = SCRATCH / "t"
+            secs = write_table(table, files, clustered)
+            say(f"  {shape}, {files:,} files: table written in {secs:.0f} s; with a {driver_memory} driver, "
+                "its foreign checkpoint:")
+            foreign = run_child(table, files, driver_memory, checkpoint=True, clustered=clustered)
+            drs = None
+            if not clustered:
+                drs, _ = timed(lambda: DeltaTable(str(table)).version())
+                say(f"    delta-rs open: {drs:.2f} s")
+            own = None
+            if "error" not in foreign.get("checkpoint", {"error": ""}):
+                say("   the checkpoint Silt wrote, opened afresh:")
+                own = run_child(own_checkpoint_copy(table), files, driver_memory, checkpoint=False, clustered=clustered)
+            rows.append({"shape": shape, "files": files, "table_write_seconds": secs, "foreign_checkpoint": foreign,
+                         "deltars_open_seconds": drs, "silt_checkpoint": own})
     rm(SCRATCH)
     return {"benchmark": "log_scale", "driver_memory": driver_memory, "partitions": PARTITIONS, "sizes": rows}
 
@@ -225,6 +253,11 @@ def summary_rows(r):
     out = []
     for s in r["sizes"]:
         f, own = s["foreign_checkpoint"], s["silt_checkpoint"]
+        if s.get("shape") == "clustered":
+            out.append(("log_scale", f"clustered by id, {s['files']:,} files: CHECKPOINT / plan a point on id, "
+                        "foreign checkpoint / Silt's (files)",
+                        f"{cell(f, 'checkpoint')} / {cell(f, 'plan_point_2')} / {cell(own, 'plan_point_2')}"))
+            continue
         out.append(("log_scale", f"{s['files']:,} files, {r['driver_memory']} driver: CHECKPOINT (heap after)",
                     f"{cell(f, 'checkpoint')} ({heap(f, 'heap_after_checkpoint_mib')})"))
         out.append(("log_scale", "  plan day = 3 / a point on id, foreign checkpoint (files)",
@@ -246,18 +279,21 @@ DRIVER_MEMORY = "1g"
 def parser():
     """The log_scale benchmark's flags."""
     ap = argparse.ArgumentParser(prog="python -m bench log_scale", description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="10000,1000000,2000000,10000000")
+    ap.add_argument("--sizes", default="10000,1000000,10000000")
     ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--shape", default="both", choices=["partitioned", "clustered", "both"])
     return ap
 
 
 def main(argv):
     """Runs the log_scale benchmark; writes results/log_scale.json and returns the result."""
     a = parser().parse_args(argv)
-    return measure_and_save(lambda: bench_log_scale([int(x) for x in a.sizes.split(",")], a.driver_memory))
+    shapes = ("partitioned", "clustered") if a.shape == "both" else (a.shape,)
+    return measure_and_save(lambda: bench_log_scale([int(x) for x in a.sizes.split(",")], a.driver_memory, shapes))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--child":
         DRIVER_MEMORY = sys.argv[4]
-        measures(Path(sys.argv[2]), int(sys.argv[3]), checkpoint=sys.argv[5] == "checkpoint")
+        measures(Path(sys.argv[2]), int(sys.argv[3]), checkpoint=sys.argv[5] == "checkpoint",
+                 clustered=sys.argv[6] == "clustered")

@@ -141,6 +141,8 @@ def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_p
                .select("operation", "operationMetrics.numRemovedFiles", "operationMetrics.numFiles").collect()
                for t in (src, large)]
     assert history[0] == history[1]
+    shown = [sorted(spark.sql(f"SHOW PARTITIONS silt.`{t}`").collect()) for t in (src, large)]
+    assert shown[0] == shown[1] and len(shown[0]) == 3
     assert not state_loaded(spark, large)
 
 
@@ -243,3 +245,28 @@ def test_vacuum_of_a_large_table_deletes_what_the_file_list_would(spark, tmp_pat
     left = sorted(str(f.relative_to(large)) for f in Path(large).rglob("*") if f.is_file() and "_delta_log" not in f.parts)
     assert not set(left) & set(expected) and "_hidden/h.parquet" in left
     assert rows(spark, large, "true") == before
+
+
+def test_a_stream_reads_a_large_tables_initial_snapshot_in_the_same_batches_without_its_file_list(spark, tmp_path,
+                                                                                                   setting):
+    """A stream's initial snapshot of a large table is numbered by a Spark job (by modification time
+    and path, a part at a time on the driver): its micro-batches read the rows a stream of the small
+    table reads, batch for batch; the commits after it follow."""
+    src = str(tmp_path / "src")
+    build(spark, src, "classic")
+    large = str(tmp_path / "large")
+    shutil.copytree(src, large)
+
+    def stream(path, name):
+        target, cp = str(tmp_path / f"{name}_out"), str(tmp_path / f"{name}_cp")
+        query = (spark.readStream.format("silt").option("maxFilesPerTrigger", "3").load(path).writeStream
+                 .format("silt").option("checkpointLocation", cp).trigger(availableNow=True).start(target))
+        query.awaitTermination()
+        return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]], target
+
+    small_batches, small_out = stream(src, "small")
+    setting(LIMIT, "0")
+    large_batches, large_out = stream(large, "large")
+    assert large_batches == small_batches and len(large_batches) > 3
+    assert rows(spark, large_out, "true") == rows(spark, small_out, "true") == rows(spark, src, "true")
+    assert not state_loaded(spark, large)

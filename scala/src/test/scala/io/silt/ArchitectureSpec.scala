@@ -21,7 +21,7 @@ class ArchitectureSpec extends AnyFunSuite {
     Set("features", "partition"),
     Set("log"),
     Set("stats"),
-    Set("txn"),
+    Set("txn", "state"),
     Set("read", "write"),
     Set("dml", "optimize", "optimizer", "vacuum", "checkpoint", "manifest", "convert", "clone"),
     Set("sql", "catalog"),

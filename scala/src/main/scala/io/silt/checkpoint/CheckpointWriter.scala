@@ -6,6 +6,7 @@ import io.silt.config.SiltSettings
 import io.silt.actions._
 import io.silt.features._
 import io.silt.log._
+import io.silt.state.{CheckpointSchema, StateReconstruction}
 import io.silt.partition.PartitionValues
 import scala.jdk.CollectionConverters._
 

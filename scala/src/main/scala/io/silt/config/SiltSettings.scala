@@ -95,8 +95,9 @@ object SiltSettings {
     Some(100000L), min = 1, "file actions per sidecar file")
 
   val SnapshotMaxDriverFiles: Setting[Long] = Setting.long("spark.silt.snapshot.maxDriverFiles", Some(200000L), min = 0,
-    "a table whose checkpoint holds more files keeps no file list on the driver: a scan reads the files it needs " +
-      "from the checkpoint's row groups, and a checkpoint is written by a Spark job replaying the log")
+    "a table whose checkpoint holds more files keeps no file list on the driver: scans and the writes that read " +
+      "some partitions read the files they need from the checkpoint's row groups, commits build on the checkpoint, " +
+      "and CHECKPOINT and VACUUM run as Spark jobs replaying the log")
 
   val LogCompactionReads: Setting[Boolean] = Setting.boolean("spark.silt.log.compaction.useForReads", default = true,
     "replay a run of commits from its log compaction file (`<x>.<y>.compacted.json`) when there is one")

@@ -54,7 +54,7 @@ final case class MergeCommand(
     // A target row outside the ON condition's target-only conjuncts matches no source row, so
     // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
     val readCondition = if (notMatchedBySource.nonEmpty) None else targetOnly(condition, t).reduceLeftOption(And)
-    val candidates = readCondition.map(c => t.candidateFiles(Some(c))).getOrElse(t.snapshot.files)
+    val candidates = t.candidateFiles(readCondition)
     txn.readFiles(candidates)
     // Any target row the condition allows may match a source row (with no target-only condition,
     // any row): a concurrent commit adding such rows, say the same new key, conflicts.

@@ -2,6 +2,9 @@ package io.silt.log
 
 import io.silt.actions._
 import io.silt.partition.PartitionPredicates
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.hadoop.fs.Path
 
@@ -27,17 +30,16 @@ final class Snapshot(
     val timestamp: Long,
     computeState: () => SnapshotState,
     val uncommittedMetadata: Boolean = false,
-    private[log] val checkpointScan: Option[CheckpointScan] = None) {
+    private[log] val checkpointScan: Option[CheckpointScan] = None) extends Logging {
 
   @volatile private var computed = false
-  private[log] lazy val state: SnapshotState = { if (sys.env.contains("SILT_DEBUG_STATE")) new Throwable(s"STATE LOADED $this").printStackTrace(); val s = computeState(); computed = true; s }
+  private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
 
   def files: IndexedSeq[AddFile] = state.files
   def tombstones: IndexedSeq[RemoveFile] = state.tombstones
   // a large table's are read from its checkpoint's few rows of them, not with its file list
-  def transactions: Map[String, SetTransaction] =
-    if (scansCheckpoint) checkpointScan.get.transactions else state.transactions
-  def domains: Map[String, DomainMetadata] = if (scansCheckpoint) checkpointScan.get.domains else state.domains
+  def transactions: Map[String, SetTransaction] = fromCheckpoint(_.transactions)(state.transactions)
+  def domains: Map[String, DomainMetadata] = fromCheckpoint(_.domains)(state.domains)
   private[log] def fileKeys: IndexedSeq[(String, String)] = state.fileKeys
   private[log] def tombstoneKeys: IndexedSeq[(String, String)] = state.tombstoneKeys
 
@@ -74,8 +76,16 @@ final class Snapshot(
   def sizeInBytesBound: Long = if (scansCheckpoint) checkpointScan.get.sizeUpperBound else sizeInBytes
 
   // a large table's are counted from its checkpoint without holding its file list
-  def sizeInBytes: Long = if (scansCheckpoint) checkpointScan.get.sizeInBytes else files.iterator.map(_.size).sum
-  def numFiles: Long = if (scansCheckpoint) checkpointScan.get.numFiles else files.size
+  def sizeInBytes: Long = fromCheckpoint(_.sizeInBytes)(files.iterator.map(_.size).sum)
+  def numFiles: Long = fromCheckpoint(_.numFiles)(files.size)
+
+  /** `f` of the checkpoint scan when [[scansCheckpoint]]; else, or when the checkpoint cannot be read so, `otherwise`. */
+  private def fromCheckpoint[A](f: CheckpointScan => A)(otherwise: => A): A =
+    if (!scansCheckpoint) otherwise else try f(checkpointScan.get) catch {
+      case NonFatal(e) =>
+        logWarning(s"Silt: cannot read $this from its checkpoint's row groups; reading its file list: ${e.getMessage}")
+        otherwise
+    }
   def filePath(add: AddFile): Path = TablePaths.absolute(tablePath, add.path)
 
   /**
@@ -83,7 +93,7 @@ final class Snapshot(
    * reads and writes against, and commits with its rows.
    */
   def withUncommittedMetadata(m: Metadata): Snapshot =
-    new Snapshot(tablePath, version, protocol, m, timestamp, () => state, uncommittedMetadata = true)
+    new Snapshot(tablePath, version, protocol, m, timestamp, () => state, uncommittedMetadata = true, checkpointScan)
 
   override def toString: String = s"Snapshot($tablePath, version $version)"
 }

@@ -54,24 +54,28 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
     snapshot
   }
 
-  /** `base` with `actions` (the commit at `base.version + 1`, made at `timestamp`) applied. */
-  def applied(base: Option[Snapshot], version: Long, actions: Seq[Action], timestamp: Long): Snapshot = {
-    // a large table's file list is not read for a commit: the new snapshot is its checkpoint with one more commit
-    base.filter(b => b.scansCheckpoint && b.checkpointScan.get.tail.size < SnapshotLoader.CachedReplayLimit) match {
-      case Some(b) =>
-        val next = b.checkpointScan.get.appended(actions)
+  /**
+   * `base` with `actions` (the commit at `base.version + 1`, made at `timestamp`) applied; None
+   * when `base` is a large table's snapshot with too many commits after its checkpoint already (a
+   * newer checkpoint is to be read instead: applying them to its file list would read it).
+   */
+  def applied(base: Option[Snapshot], version: Long, actions: Seq[Action], timestamp: Long): Option[Snapshot] =
+    base.filter(_.scansCheckpoint) match {
+      // a large table's file list is not read for a commit: the new snapshot is its checkpoint with one more commit
+      case Some(b) => Some(b.checkpointScan.get).filter(_.tail.size < SnapshotLoader.CachedReplayLimit).map { scan =>
+        val next = scan.appended(actions)
         val protocol = actions.collect { case p: Protocol => p }.lastOption.getOrElse(b.protocol)
         val metadata = actions.collect { case m: Metadata => m }.lastOption.getOrElse(b.metadata)
         val start = Start(version + 1, None, Some(next.checkpoint), Nil)
         new Snapshot(tablePath, version, protocol, metadata, timestamp, () => fileState(version, start, next.tail),
           checkpointScan = Some(next))
+      }
       case None =>
         val replay = new LogReplay(tablePath, options.allowFilesOutside)
         base.foreach(replay.seed)
         replay.append(actions)
-        replay.toSnapshot(version, timestamp)
+        Some(replay.toSnapshot(version, timestamp))
     }
-  }
 
   /**
    * The commits from `start` to `version`, which must all be listed, as groups of actions to
@@ -137,9 +141,10 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
 
   /**
    * Where a snapshot of `version` starts: a cached snapshot a few commits behind (when those
-   * commits are all there; a large one's checkpoint scan, when no newer checkpoint is listed), else the newest readable checkpoint not in `skip` (one whose protocol
-   * and metadata cannot be read is skipped with a warning and returned among the unreadable), else
-   * the cached snapshot, else commit 0.
+   * commits are all there; a large one's checkpoint scan, when no newer checkpoint is listed), else
+   * the newest readable checkpoint not in `skip` (one whose protocol and metadata cannot be read is
+   * skipped with a warning and returned among the unreadable), else the cached snapshot, else
+   * commit 0.
    */
   private def startingPoint(l: LogListing, version: Long, givenBase: Option[Snapshot],
       skip: Set[CheckpointInstance]): (Start, Seq[(CheckpointInstance, Throwable)]) = {
@@ -147,7 +152,8 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
     // after it, unless a newer checkpoint is listed (then that is the start).
     val base = givenBase.filterNot(_.scansCheckpoint)
     val extended = givenBase.filter(_.scansCheckpoint).map(s => (s, s.checkpointScan.get)).filter { case (s, scan) =>
-      s.version < version && !skip(scan.checkpoint) && scan.tail.size + (version - s.version) <= SnapshotLoader.CachedReplayLimit &&
+      s.version < version && !skip(scan.checkpoint) &&
+        scan.tail.size + (version - s.version) <= SnapshotLoader.CachedReplayLimit &&
         (s.version + 1 to version).forall(v => l.commit(v).isDefined) &&
         !l.checkpoints.exists(c => c.version > scan.checkpoint.version && c.version <= version && !skip(c))
     }.map { case (s, scan) => Start(s.version + 1, None, Some(scan.checkpoint), Seq(s.protocol, s.metadata), Some(scan)) }

@@ -124,7 +124,7 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
     if (base.map(_.version).getOrElse(-1L) != version - 1) return snapshotAt(version)
     val file = store.fs(logPath).getFileStatus(FileNames.commitPath(logPath, version))
     val timestamp = math.max(file.getModificationTime, base.map(_.timestamp + 1).getOrElse(Long.MinValue))
-    remember(loader.applied(base, version, actions, timestamp), Some(file))
+    loader.applied(base, version, actions, timestamp).map(remember(_, Some(file))).getOrElse(snapshotAt(version))
   }
 
   /** Forgets the cached snapshot (the table's folder was dropped or replaced outside the log). */

@@ -35,10 +35,14 @@ object PartitionValues {
    * The typed partition values of a file as a row of `partitionSchema`, the table's (its fields'
    * physical names are the keys under column mapping; matched case-insensitively).
    */
-  def rowOf(add: AddFile, partitionSchema: StructType, timeZone: String): InternalRow = {
+  def rowOf(add: AddFile, partitionSchema: StructType, timeZone: String): InternalRow =
+    rowOf(add.partitionValues, partitionSchema, timeZone)
+
+  /** The row of a file's raw partition values (keyed by physical name), as [[rowOf]] of its add. */
+  def rowOf(partitionValues: Map[String, String], partitionSchema: StructType, timeZone: String): InternalRow = {
     val values = partitionSchema.fields.map { f =>
       val key = ColumnMapping.physicalName(f)
-      val raw = add.partitionValues.find(_._1.equalsIgnoreCase(key)).map(_._2).orNull
+      val raw = partitionValues.find(_._1.equalsIgnoreCase(key)).map(_._2).orNull
       parse(raw, f.dataType, timeZone)
     }
     InternalRow.fromSeq(values.toSeq)

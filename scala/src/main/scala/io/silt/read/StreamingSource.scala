@@ -44,7 +44,8 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
     else ColumnMapping.logicalSchema(readSnapshot.metadata.schema)
 
   @volatile private var lastVersionForAvailableNow: Option[Long] = None
-  private var initialFiles: Option[IndexedSeq[ChangeFile]] = None
+  /** The initial snapshot being read: its version, files and commit time. */
+  private var initialFiles: Option[(Long, InitialSnapshot, Long)] = None
   private val commitFiles = mutable.SortedMap.empty[Long, IndexedSeq[ChangeFile]]
   /** Commit timestamps of the versions a change-feed stream walks, from one listing of the log's tail. */
   private val commitTimestamps = mutable.Map.empty[Long, Long]
@@ -70,18 +71,22 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
     val budget = new Budget(limit)
     var pos = from
     if (pos.isInitialSnapshot) {
-      pos = admit(initial(pos.version), pos, budget)
+      val files = initial(pos.version)
+      pos = admit(files.size, files(_), pos, budget)
       if (pos.isInitialSnapshot) return pos
     }
-    while (!budget.full && pos.version <= lastVersion) pos = admit(filesOf(pos.version), pos, budget)
+    while (!budget.full && pos.version <= lastVersion) {
+      val files = filesOf(pos.version)
+      pos = admit(files.size, i => files(i.toInt).file, pos, budget)
+    }
     if (startOffset == null && pos == from) null else pos
   }
 
-  /** The position after the files of `files` (those of `pos`'s version) that `budget` admits from `pos` on. */
-  private def admit(files: IndexedSeq[ChangeFile], pos: SourceOffset, budget: Budget): SourceOffset = {
+  /** The position after the files (`count` of them: those of `pos`'s version) that `budget` admits from `pos` on. */
+  private def admit(count: Long, file: Long => AddFile, pos: SourceOffset, budget: Budget): SourceOffset = {
     var index = pos.index + 1
-    while (index < files.size && !budget.full) { budget.take(files(index.toInt).file); index += 1 }
-    if (index >= files.size) pos.nextVersion else pos.copy(index = index - 1)
+    while (index < count && !budget.full) { budget.take(file(index)); index += 1 }
+    if (index >= count) pos.nextVersion else pos.copy(index = index - 1)
   }
 
   override def getBatch(startOffset: Option[Offset], end: Offset): DataFrame = synchronized {
@@ -91,7 +96,9 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
     var pos = from
     if (pos.isInitialSnapshot) {
       val snapshotFiles = initial(pos.version)
-      files ++= snapshotFiles.slice(pos.index.toInt + 1, if (to.isInitialSnapshot) to.index.toInt + 1 else snapshotFiles.size)
+      val changeType = if (options.readChangeFeed) Some(io.silt.features.ChangeDataFeed.Insert) else None
+      files ++= snapshotFiles.slice(pos.index + 1, if (to.isInitialSnapshot) to.index + 1 else snapshotFiles.size)
+        .map(a => ChangeFile(a, None, changeType, pos.version, initialFiles.get._3))
       pos = pos.nextVersion
     }
     if (!to.isInitialSnapshot) {
@@ -104,7 +111,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
 
   override def commit(end: Offset): Unit = synchronized {
     val done = SourceOffset.of(end, tableId, tablePath)
-    if (!done.isInitialSnapshot) initialFiles = None
+    if (!done.isInitialSnapshot) { initialFiles.foreach(_._2.release()); initialFiles = None }
     commitFiles.keys.takeWhile(_ < done.version).toList.foreach(commitFiles.remove)
     commitTimestamps.keys.filter(_ < done.version - 1).toList.foreach(commitTimestamps.remove)
   }
@@ -115,13 +122,12 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
    * The initial snapshot's files in a fixed order (oldest first), so that a restart numbers them
    * alike; for the change feed, their rows are inserts of the snapshot's version.
    */
-  private def initial(version: Long): IndexedSeq[ChangeFile] = initialFiles.getOrElse {
+  private def initial(version: Long): InitialSnapshot = initialFiles.filter(_._1 == version).map(_._2).getOrElse {
     val snapshot = if (version == readSnapshot.version) readSnapshot else log.snapshotAt(version)
     commits.checkMetadata(version, snapshot.metadata)
-    val changeType = if (options.readChangeFeed) Some(io.silt.features.ChangeDataFeed.Insert) else None
-    val files = snapshot.files.sortBy(a => (a.modificationTime, a.path))
-      .map(a => ChangeFile(a, None, changeType, version, snapshot.timestamp))
-    initialFiles = Some(files)
+    val files = InitialSnapshot.of(spark, log, snapshot)
+    initialFiles.foreach(_._2.release())
+    initialFiles = Some((version, files, snapshot.timestamp))
     files
   }
 

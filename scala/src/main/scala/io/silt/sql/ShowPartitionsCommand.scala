@@ -3,6 +3,7 @@ package io.silt.sql
 import io.silt.catalog.SiltTableV2
 import io.silt.errors.{ErrorClass, InvalidTableOperationException}
 import io.silt.partition.PartitionValues
+import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.analysis.{ResolvedTable, UnresolvedPartitionSpec}
@@ -38,7 +39,11 @@ final case class ShowPartitionsCommand(table: SiltTableV2, spec: Map[String, Str
         })
       }
     }
-    val rows = table.snapshot.files.map(a => PartitionValues.rowOf(a, partitionSchema, tz)).distinct
+    // the distinct values only: a large table's files are read from its checkpoint and not kept
+    val values = java.util.concurrent.ConcurrentHashMap.newKeySet[Map[String, String]]()
+    table.snapshot.filesWhere(Nil, tz)(() => a => { values.add(a.partitionValues); false })
+    val rows = values.asScala.toSeq.sortBy(_.map { case (k, v) => s"$k=$v" }.toSeq.sorted.mkString("/"))
+      .map(PartitionValues.rowOf(_, partitionSchema, tz)).distinct
       .filter(r => wanted.forall { case (i, v) => !r.isNullAt(i) && r.get(i, partitionSchema(i).dataType) == v })
     val toScala = CatalystTypeConverters.createToScalaConverter(partitionSchema)
     rows.map(r => toScala(r).asInstanceOf[Row])

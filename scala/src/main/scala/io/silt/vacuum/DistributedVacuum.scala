@@ -3,7 +3,7 @@ package io.silt.vacuum
 import scala.collection.mutable
 
 import io.silt.actions.TablePaths
-import io.silt.checkpoint.StateReconstruction
+import io.silt.state.StateReconstruction
 import io.silt.dv.{DeletionVectorDescriptor, DvStorage}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}

@@ -1,4 +1,4 @@
-package io.silt.checkpoint
+package io.silt.state
 
 import io.silt.actions.Metadata
 import io.silt.stats.StatsColumn

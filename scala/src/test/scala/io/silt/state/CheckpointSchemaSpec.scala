@@ -1,4 +1,4 @@
-package io.silt.checkpoint
+package io.silt.state
 
 import scala.jdk.CollectionConverters._
 
