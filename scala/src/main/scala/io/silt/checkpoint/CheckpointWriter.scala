@@ -153,8 +153,14 @@ object CheckpointWriter {
     val clustering = Clustering.physicalColumns(snapshot.domains).getOrElse(Nil)
       .filter(bounded(stats("minValues").dataType, _))
       .map(_.foldLeft(from_json(col("add.stats"), stats).getField("minValues"))(_.getField(_)))
-    val keys = (rank +: values) ++ clustering :+ coalesce(col("add.path"), col("remove.path"))
-    (if (parts == 1) df.repartition(1) else df.repartitionByRange(parts, keys: _*)).sortWithinPartitions(keys: _*)
+    // The keys are columns of their own, computed once a row: a sort evaluates its expressions at
+    // every comparison, and parsing statistics there made a million files' checkpoint 8x slower.
+    val keys = ((rank +: values) ++ clustering :+ coalesce(col("add.path"), col("remove.path"))).zipWithIndex
+      .map { case (k, i) => s"_silt_checkpoint_key_$i" -> k }
+    val keyed = keys.foldLeft(df) { case (d, (name, k)) => d.withColumn(name, k) }
+    val byKeys = keys.map { case (name, _) => col(name) }
+    (if (parts == 1) keyed.repartition(1) else keyed.repartitionByRange(parts, byKeys: _*)).sortWithinPartitions(byKeys: _*)
+      .drop(keys.map(_._1): _*)
   }
 
   /**
