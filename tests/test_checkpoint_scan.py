@@ -21,6 +21,16 @@ def rows(spark, path, where):
     return sorted(tuple(r) for r in spark.read.format("silt").load(path).where(where).collect())
 
 
+def small_and_large(spark, tmp_path, setting):
+    """The table `build` makes, and a copy of it read as a large table (its cached snapshot open): (src, large)."""
+    src, large = str(tmp_path / "src"), str(tmp_path / "large")
+    build(spark, src, "classic")
+    shutil.copytree(src, large)
+    setting(LIMIT, "0")
+    assert rows(spark, large, "true") == rows(spark, src, "true")
+    return src, large
+
+
 @pytest.mark.parametrize("policy", ["classic", pytest.param("v2", marks=pytest.mark.full)])  # V2: second tier
 def test_scans_of_a_large_table_read_its_checkpoint_and_return_the_same_rows(spark, tmp_path, setting, policy):
     src = str(tmp_path / "src")
@@ -82,12 +92,7 @@ def test_writes_to_a_large_table_and_commits_found_later_keep_its_file_list_unre
     """A commit to a large table (append, DELETE, UPDATE, MERGE) makes its next snapshot from the
     same checkpoint and one more commit; a commit another writer made is read onto the cached
     snapshot's checkpoint scan. None reads the file list, and all read the rows the file list reads."""
-    src = str(tmp_path / "src")
-    build(spark, src, "classic")
-    large = str(tmp_path / "large")
-    shutil.copytree(src, large)
-    setting(LIMIT, "0")
-    assert rows(spark, large, "k = 1") == rows(spark, src, "k = 1")
+    src, large = small_and_large(spark, tmp_path, setting)
     for target in (src, large):
         spark.range(200, 210).selectExpr("id", "CAST(id % 3 AS INT) AS k", "'a' AS s").write.format("silt") \
             .mode("append").save(target)
@@ -118,16 +123,12 @@ def test_writes_to_a_large_table_and_commits_found_later_keep_its_file_list_unre
     assert log.latest().numFiles() == spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, src).latest().numFiles()
 
 
+@pytest.mark.full  # second tier: the appends and row-level writes above are make test's slice
 def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_partitions(spark, tmp_path, setting):
     """replaceWhere, a dynamic partition overwrite and OPTIMIZE WHERE read the files of their
     partitions from a large table's checkpoint, without its file list, and leave the rows the same
     statements leave on the small table."""
-    src = str(tmp_path / "src")
-    build(spark, src, "classic")
-    large = str(tmp_path / "large")
-    shutil.copytree(src, large)
-    setting(LIMIT, "0")
-    assert rows(spark, large, "true") == rows(spark, src, "true")
+    src, large = small_and_large(spark, tmp_path, setting)
     for target in (src, large):
         spark.range(600, 604).selectExpr("id", "2 AS k", "'r' AS s").write.format("silt").mode("overwrite") \
             .option("replaceWhere", "k = 2").save(target)
@@ -185,6 +186,7 @@ def test_data_filters_rule_out_row_groups_by_the_files_statistics_and_keep_files
     assert rows(spark, again, "id = 42") == [(42, "42")]
 
 
+@pytest.mark.full  # second tier
 def test_a_clustered_tables_checkpoint_sorts_its_files_by_the_clustering_columns_lower_bounds(spark, tmp_path, setting):
     """Written by Spark (the table counts as large), a clustered table's checkpoint lists its files
     by their clustering column's lower bound, whatever order they were written in: a point on that
