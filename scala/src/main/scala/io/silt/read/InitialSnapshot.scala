@@ -35,7 +35,7 @@ private[read] object InitialSnapshot {
         val adds = rows.where(col("add").isNotNull)
         // the driver holds one part at once: a quarter of the files it may hold (50,000 by default)
         val perPart = math.max(1L, log.options.maxDriverFiles / 4)
-        val parts = math.max(1L, math.min(snapshot.numFiles / perPart, 100000L)).toInt
+        val parts = math.max(1L, math.min((snapshot.numFiles + perPart - 1) / perPart, 100000L)).toInt
         val sorted = adds.repartitionByRange(parts, col("add.modificationTime"), col("add.path"))
           .sortWithinPartitions(col("add.modificationTime"), col("add.path"))
           .select(to_json(struct(col("add"))))
