@@ -150,7 +150,9 @@ object CheckpointWriter {
       case _ => false
     }
     // only the columns whose lower bounds the statistics hold
-    val clustering = Clustering.physicalColumns(snapshot.domains).getOrElse(Nil)
+    // (a snapshot of commits alone would read its file list for its domains: its files keep path order)
+    val domains = if (snapshot.isStateLoaded || snapshot.scansCheckpoint) snapshot.domains else Map.empty[String, DomainMetadata]
+    val clustering = Clustering.physicalColumns(domains).getOrElse(Nil)
       .filter(bounded(stats("minValues").dataType, _))
       .map(_.foldLeft(from_json(col("add.stats"), stats).getField("minValues"))(_.getField(_)))
     // The keys are columns of their own, computed once a row: a sort evaluates its expressions at
