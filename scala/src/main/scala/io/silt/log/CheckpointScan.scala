@@ -1,6 +1,5 @@
 package io.silt.log
 
-import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import io.silt.actions._
@@ -41,18 +40,19 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
       case x: RemoveFile => first.getOrElseUpdate(r.keyOf(x.path, x.deletionVector), Some(true))
       case _ =>
     }
-    val unknown = first.collect { case (k, None) => k }.toSet
-    val found = if (unknown.isEmpty) Set.empty[(String, String)] else {
+    // whether a tail file was in the checkpoint is asked of it once for all the snapshots made of it
+    val unknown = first.collect { case (k, None) if !read.inCheckpoint.contains(k) => k }.toSet
+    if (unknown.nonEmpty) {
       val seen = java.util.concurrent.ConcurrentHashMap.newKeySet[(String, String)]()
       CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
         val k = r.keyOf(a.path, a.deletionVector)
         if (unknown(k)) seen.add(k)
         false
       }
-      seen.asScala.toSet
+      unknown.foreach(k => read.inCheckpoint.put(k, seen.contains(k)))
     }
     val fromCheckpoint = summary.adds.getOrElse(countAdds())
-    val replaced = first.count { case (k, origin) => origin.getOrElse(found(k)) }
+    val replaced = first.count { case (k, origin) => origin.getOrElse(read.inCheckpoint(k)) }
     fromCheckpoint - replaced + r.liveFiles.size
   }
 
@@ -63,7 +63,7 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
   }
 
   /** The bytes of the snapshot's files, summed over a read of the checkpoint's adds (nothing is kept). */
-  def sizeInBytes: Long = {
+  lazy val sizeInBytes: Long = {
     val r = replayedTail
     val bytes = new java.util.concurrent.atomic.AtomicLong()
     CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
@@ -120,5 +120,7 @@ object CheckpointScan {
     lazy val summary: CheckpointReader.FooterSummary = CheckpointReader.footerSummary(files.store, files.logPath, checkpoint)
     lazy val transactionsAndDomains: Seq[Action] =
       CheckpointReader.readTransactionsAndDomains(files.store, files.logPath, checkpoint)
+    /** Of tail files whose first action does not say, whether the checkpoint holds them (by replay key). */
+    val inCheckpoint = scala.collection.concurrent.TrieMap.empty[(String, String), Boolean]
   }
 }

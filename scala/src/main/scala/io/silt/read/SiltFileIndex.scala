@@ -48,7 +48,6 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
       case Some(chosen) =>
         val inPartition = PartitionPredicates.matcher(partitionFilters ++ derived, tablePartitions, timeZone)
         chosen.filter(a => inPartition(a) && skip(a))
-      // a matcher per reading thread: partition predicates are evaluated with a row of their own
       case None => snapshot.filesWhere(partitionFilters ++ derived, timeZone, if (skipping) dataFilters else Nil)(() => skip)
     }
   }
