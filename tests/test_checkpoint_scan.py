@@ -147,6 +147,23 @@ def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_p
     assert not state_loaded(spark, large)
 
 
+def test_optimize_of_a_whole_large_table_holds_only_the_files_it_may_rewrite(spark, tmp_path, setting):
+    """OPTIMIZE without WHERE on a large table keeps, of the files its scan reads, only those small
+    enough to compact (the others are counted): it rewrites the files, and reports the metrics, that
+    OPTIMIZE of the small table does, without reading the file list."""
+    src, large = small_and_large(spark, tmp_path, setting)
+    sizes = sorted(os.path.getsize(f.removeprefix("file:")) for f in spark.read.format("silt").load(src).inputFiles())
+    setting("spark.silt.optimize.minFileSize", str(sizes[len(sizes) // 2]))  # half the files are small
+    fields = ["numFilesAdded", "numFilesRemoved", "partitionsOptimized", "numBins", "totalConsideredFiles",
+              "totalFilesSkipped"]
+    metrics = [spark.sql(f"OPTIMIZE '{t}'").select([f"metrics.{f}" for f in fields]).first() for t in (src, large)]
+    assert metrics[0] == metrics[1]
+    assert metrics[0]["totalConsideredFiles"] == len(sizes) and 0 < metrics[0]["numFilesRemoved"] < len(sizes)
+    assert not state_loaded(spark, large)
+    for q in QUERIES:
+        assert rows(spark, large, q) == rows(spark, src, q), q
+
+
 def test_data_filters_rule_out_row_groups_by_the_files_statistics_and_keep_files_without_them(spark, tmp_path, setting):
     """A checkpoint of 12 files in row groups of 3, written in id order: the second row group's typed
     bounds (deliberately) disagree with the files' JSON statistics, so a point query on one of its

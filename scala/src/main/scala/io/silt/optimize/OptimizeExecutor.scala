@@ -53,7 +53,14 @@ object OptimizeExecutor extends Logging {
     val predicate = partitionPredicate.map(p =>
       PartitionPredicates.resolve(spark, p, snapshot.metadata, "OPTIMIZE WHERE"))
     val tz = spark.sessionState.conf.sessionLocalTimeZone
-    val considered = snapshot.filesWhere(predicate.toSeq, tz)(() => a => auto.forall(_.partitions.contains(a.partitionValues)))
+    // Compaction and PURGE keep only the files they may rewrite: of a table of millions, mostly
+    // compacted, the few small ones are held on the driver, not its whole list (the rest are counted).
+    val prefilter = if (clusterBy.isDefined) None else candidate(mode, settings)
+    val inScope = new java.util.concurrent.atomic.AtomicLong
+    val considered = snapshot.filesWhere(predicate.toSeq, tz) { () => a =>
+      auto.forall(_.partitions.contains(a.partitionValues)) && { inScope.incrementAndGet(); prefilter.forall(_(a)) }
+    }
+    val numConsidered = inScope.get
     val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
       else Set.empty[AddFile]
     val bins = clusterBy match {
@@ -87,8 +94,8 @@ object OptimizeExecutor extends Logging {
         filesRemoved = FileSizeStats.of(selected.map(_.size)),
         partitionsOptimized = kept.map(bins(_).partitionValues).distinct.size,
         numBins = kept.size,
-        totalConsideredFiles = considered.size,
-        totalFilesSkipped = considered.size - selected.size,
+        totalConsideredFiles = numConsidered,
+        totalFilesSkipped = numConsidered - selected.size,
         zOrderStats = if (zOrderBy.isEmpty) None else Some(ZOrderStats(s"${curve.name}, curve-aligned",
           FileCount.of(selected.map(_.size)), kept.map(results(_)._2).sum)),
         clusteringStats = clusterBy.map { columns =>
@@ -135,19 +142,26 @@ object OptimizeExecutor extends Logging {
     files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
       if (mode.isInstanceOf[OptimizeMode.ZOrder]) Seq(Bin(values, inPartition))
       else {
-        def tooManyDeleted(a: AddFile) = a.deletedRowsRatio > settings.maxDeletedRowsRatio
-        val selected = mode match {
-          case OptimizeMode.Purge => inPartition.filter(_.deletionVector.isDefined)
-          case OptimizeMode.RewriteTypeWidening => inPartition.filter(widened)
-          case _ => inPartition.filter(a => a.size < settings.minFileSize || tooManyDeleted(a))
-        }
+        val selected = inPartition.filter(candidate(mode, settings).getOrElse(widened))
         BinPacking.pack(selected, settings.maxFileSize)(_.size)
           .filter(bin => bin.size > 1 || mode == OptimizeMode.RewriteTypeWidening ||
-            bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a))))
+            bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a, settings))))
           .map(Bin(values, _))
       }
     }
   }
+
+  /**
+   * Which files compaction (small ones, or with too many deleted rows) or PURGE (with deletion
+   * vectors) may rewrite; None for the modes that decide from all the files in scope.
+   */
+  private def candidate(mode: OptimizeMode, settings: OptimizeSettings): Option[AddFile => Boolean] = mode match {
+    case OptimizeMode.Purge => Some(_.deletionVector.isDefined)
+    case OptimizeMode.Compaction | OptimizeMode.Full => Some(a => a.size < settings.minFileSize || tooManyDeleted(a, settings))
+    case _ => None
+  }
+
+  private def tooManyDeleted(a: AddFile, settings: OptimizeSettings) = a.deletedRowsRatio > settings.maxDeletedRowsRatio
 
   /** Rewrites one bin; returns the new files and the number of curve blocks they hold. */
   private def rewrite(spark: SparkSession, snapshot: Snapshot, bin: Bin, zOrderBy: Seq[String],
