@@ -94,9 +94,12 @@ object ParquetActionRows {
    */
   def read(piece: Piece, conf: Configuration, only: Set[String], filter: Option[FilterPredicate])(
       keep: Action => Boolean): Seq[Action] = {
+    // the typed duplicates the filter names are read too: each row is tested on them before it is decoded
+    val named = filter.map(RowLevelFilter.columns).getOrElse(Set.empty)
     val schema = StructType(new ParquetToSparkSchemaConverter(SQLConf.get).convert(piece.fileSchema).fields
-      .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
+      .filter(f => only.isEmpty || only(f.name)).map(f => f.copy(dataType = pruned(f.dataType, Seq(f.name), named))))
     if (schema.isEmpty) return Nil
+    val rowFilter = filter.flatMap(RowLevelFilter.compile(_, schema))
     val reader = new VectorizedParquetRecordReader(ZoneOffset.UTC, "CORRECTED", "UTC", "CORRECTED", "UTC", false, BatchRows)
     // sized for every row only when every row is an action kept
     val out = new ArrayBuffer[Action](if (filter.isEmpty && only.isEmpty) math.min(piece.rows, Int.MaxValue / 2).toInt.max(16) else 16)
@@ -112,7 +115,7 @@ object ParquetActionRows {
         val batch = reader.resultBatch()
         for (r <- 0 until batch.numRows()) {
           val row = batch.getRow(r)
-          for (c <- schema.indices if !row.isNullAt(c)) {
+          if (rowFilter.forall(_(row))) for (c <- schema.indices if !row.isNullAt(c)) {
             val action = layouts(c) match {
               case Some(l) => new RowFields(row.getStruct(c, l.schema.size), l)
               case None => new JsonFields(value(row, c, schema(c).dataType))
@@ -216,9 +219,24 @@ object ParquetActionRows {
     }
   }
 
-  /** The type without the typed duplicates, at any depth (so that their columns are not even decoded). */
-  private def pruned(t: DataType): DataType = t match {
-    case s: StructType => StructType(s.fields.filterNot(f => Skipped(f.name)).map(f => f.copy(dataType = pruned(f.dataType))))
+  /**
+   * The type (at `path`) without the typed duplicates, at any depth, so that their columns are not
+   * even decoded: but for the columns in `named` and the structs on their way.
+   */
+  private def pruned(t: DataType, path: Seq[String], named: Set[Seq[String]]): DataType = t match {
+    case s: StructType => StructType(s.fields.toSeq.flatMap { f =>
+      val at = path :+ f.name
+      if (!Skipped(f.name)) Some(f.copy(dataType = pruned(f.dataType, at, named)))
+      else if (named.exists(_.startsWith(at))) Some(f.copy(dataType = onlyNamed(f.dataType, at, named)))
+      else None
+    })
+    case other => other
+  }
+
+  /** Of a typed duplicate, the fields on the way to the columns in `named`. */
+  private def onlyNamed(t: DataType, path: Seq[String], named: Set[Seq[String]]): DataType = t match {
+    case s: StructType => StructType(s.fields.toSeq.filter(f => named.exists(_.startsWith(path :+ f.name)))
+      .map(f => f.copy(dataType = onlyNamed(f.dataType, path :+ f.name, named))))
     case other => other
   }
 

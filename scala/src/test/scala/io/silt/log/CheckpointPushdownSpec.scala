@@ -3,9 +3,13 @@ package io.silt.log
 import io.silt.actions.{Format, Metadata}
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
+import io.silt.actions.RowLevelFilter
+import org.apache.spark.sql.catalyst.InternalRow
+import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckDrivenPropertyChecks
 
-class CheckpointPushdownSpec extends AnyFunSuite {
+class CheckpointPushdownSpec extends AnyFunSuite with ScalaCheckDrivenPropertyChecks {
   private val schema = StructType(Seq(StructField("id", LongType), StructField("day", IntegerType),
     StructField("city", StringType), StructField("at", TimestampType), StructField("d", DateType)))
   private def meta(config: Map[String, String] = Map.empty) =
@@ -58,5 +62,51 @@ class CheckpointPushdownSpec extends AnyFunSuite {
   test("the filter names each column with the physical type a file must hold it in") {
     val f = CheckpointPushdown(Seq(EqualTo(day, Literal(3)), EqualTo(city, Literal("x"))), meta()).get
     assert(f.columns.keySet == Set(Seq("add", "partitionValues_parsed", "day"), Seq("add", "partitionValues_parsed", "city")))
+  }
+
+  test("tested on each checkpoint row, the filter keeps every file that may hold a matching row, and rules out the others by atom") {
+    val id = AttributeReference("id", LongType)()
+    val bounds = StructType(Seq(StructField("id", LongType)))
+    val rowSchema = StructType(Seq(StructField("add", StructType(Seq(
+      StructField("partitionValues_parsed", StructType(Seq(StructField("day", IntegerType)))),
+      StructField("stats_parsed", StructType(Seq(StructField("minValues", bounds), StructField("maxValues", bounds)))))))))
+    def row(day: Option[Int], lo: Option[Long], hi: Option[Long]): InternalRow = {
+      def one(v: Option[Any]) = InternalRow(v.orNull)
+      InternalRow(InternalRow(one(day), InternalRow(one(lo), one(hi))))
+    }
+    val small = Gen.choose(0, 9)
+    val atom: Gen[Expression] = Gen.oneOf(
+      Gen.zip(Gen.oneOf[(Expression, Expression) => Expression](EqualTo(_, _), LessThan(_, _), LessThanOrEqual(_, _),
+        GreaterThan(_, _), GreaterThanOrEqual(_, _), EqualNullSafe(_, _)), Gen.oneOf[Expression](id, day), small, Gen.oneOf(true, false))
+        .map { case (op, a, v, flipped) =>
+          val lit = if (a == id) Literal(v.toLong) else Literal(v)
+          if (flipped) op(lit, a) else op(a, lit)
+        },
+      Gen.listOfN(3, small).map(vs => In(id, vs.map(v => Literal(v.toLong)))),
+      Gen.const(IsNull(day)), Gen.const(IsNotNull(day)))
+    def expr(depth: Int): Gen[Expression] = if (depth == 0) atom else Gen.frequency(2 -> atom,
+      1 -> Gen.zip(expr(depth - 1), expr(depth - 1)).map { case (l, r) => And(l, r) },
+      1 -> Gen.zip(expr(depth - 1), expr(depth - 1)).map { case (l, r) => Or(l, r) })
+    val files = Gen.zip(Gen.option(small), Gen.option(small), Gen.option(small)).map {
+      case (d, lo, hi) => (d, lo.map(_.toLong), hi.map(x => math.max(x.toLong, lo.getOrElse(0).toLong)))
+    }
+    forAll(expr(2), files, minSuccessful(3000)) { case (e, (d, lo, hi)) =>
+      val partition = Seq(e).filter(_.references.forall(_ == day))
+      val data = Seq(e).filter(_.references.forall(_ == id))
+      CheckpointPushdown(partition, data, meta()).foreach { f =>
+        val test = RowLevelFilter.compile(f.predicate, rowSchema).get
+        // the ids a file with these bounds may hold (any, where a bound is unknown)
+        val ids = (lo.getOrElse(-1L) to hi.getOrElse(10L)).map(x => x: Any)
+        val candidates = ids.map(x => InternalRow(x, d.orNull))
+        val bound = BindReferences.bindReference(e, Seq(id, day))
+        val mayMatch = candidates.exists(r => bound.eval(r) == true)
+        val kept = test(row(d, lo, hi))
+        assert(!mayMatch || kept, s"$e ruled out a file (day $d, ids $lo..$hi) holding a match")
+        // an atom is exact, but for a file with one bound unknown (kept, whatever the other says)
+        if (!e.isInstanceOf[And] && !e.isInstanceOf[Or] && (partition.nonEmpty || lo.isDefined == hi.isDefined)) {
+          assert(kept == mayMatch, s"$e on day $d, ids $lo..$hi")
+        }
+      }
+    }
   }
 }
