@@ -16,6 +16,7 @@ import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.parquet.filter2.compat.{FilterCompat, RowGroupFilter => StatisticsRowGroups}
 import org.apache.parquet.filter2.predicate.FilterPredicate
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
+import org.apache.parquet.hadoop.metadata.{BlockMetaData, ParquetMetadata}
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.MessageType
 import org.apache.spark.sql.catalyst.InternalRow
@@ -38,10 +39,26 @@ object ParquetActionRows {
   private val BatchRows = 4096
 
   /** A byte range of a checkpoint file that holds whole row groups, with the file's schema: what one thread reads. */
-  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType, rows: Long)
+  final case class Piece(path: Path, start: Long, length: Long, fileSchema: MessageType, rows: Long,
+      footer: ParquetMetadata)
+
+  /** What a file's footer says of it that splitting it into pieces needs: kept, a scan of a large checkpoint does not parse it again. */
+  final case class Footer(path: Path, length: Long, metadata: ParquetMetadata) {
+    def schema: MessageType = metadata.getFileMetaData.getSchema
+    val groups: IndexedSeq[BlockMetaData] = metadata.getBlocks.asScala.toIndexedSeq
+  }
+
+  def footer(path: Path, conf: Configuration): Footer = {
+    val input = HadoopInputFile.fromPath(path, conf)
+    val reader = ParquetFileReader.open(input)
+    try Footer(path, input.getLength, reader.getFooter) finally reader.close()
+  }
 
   /** The file in up to `count` pieces of whole row groups, in file order (one when it has one row group). */
-  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = pieces(path, conf, count, _ => None)
+  def pieces(path: Path, conf: Configuration, count: Int): Seq[Piece] = pieces(footer(path, conf), count, _ => None)
+
+  def pieces(path: Path, conf: Configuration, count: Int, filterFor: MessageType => Option[FilterPredicate]): Seq[Piece] =
+    pieces(footer(path, conf), count, filterFor)
 
   /**
    * The pieces of the file holding the row groups whose statistics `filterFor` (given the file's
@@ -49,21 +66,21 @@ object ParquetActionRows {
    * opened for a range the filter rules out whole. Without a filter for the file, up to `count`
    * pieces of all its row groups, in file order.
    */
-  def pieces(path: Path, conf: Configuration, count: Int, filterFor: MessageType => Option[FilterPredicate]): Seq[Piece] = {
-    val input = HadoopInputFile.fromPath(path, conf)
-    val footer = ParquetFileReader.open(input)
-    val (schema, groups) = try (footer.getFileMetaData.getSchema, footer.getRowGroups.asScala.toIndexedSeq)
-      finally footer.close()
+  def pieces(footer: Footer, count: Int, filterFor: MessageType => Option[FilterPredicate]): Seq[Piece] = {
+    val Footer(path, length, metadata) = footer
+    val (schema, groups) = (footer.schema, footer.groups)
+    // the piece's own footer: of its row groups, so that the reader neither reads the file's again nor reads others
     def piece(first: Int, last: Int, end: Long) = Piece(path, if (first == 0) 0L else groups(first).getStartingPos,
-      end - (if (first == 0) 0L else groups(first).getStartingPos), schema, (first to last).map(groups(_).getRowCount).sum)
+      end - (if (first == 0) 0L else groups(first).getStartingPos), schema, (first to last).map(groups(_).getRowCount).sum,
+      new ParquetMetadata(metadata.getFileMetaData, groups.slice(first, last + 1).asJava))
     filterFor(schema) match {
       case None =>
         val k = math.max(1, math.min(count, groups.size))
         val firsts = (0 until k).map(j => j * groups.size / k) :+ groups.size
         // Spark's reader takes the row groups whose middle is in the range: cut at their starts.
         (0 until k).map { j =>
-          val end = if (j == k - 1) input.getLength else groups(firsts(j + 1)).getStartingPos
-          if (groups.isEmpty) Piece(path, 0L, input.getLength, schema, 0L) else piece(firsts(j), firsts(j + 1) - 1, end)
+          val end = if (j == k - 1) length else groups(firsts(j + 1)).getStartingPos
+          if (groups.isEmpty) Piece(path, 0L, length, schema, 0L, metadata) else piece(firsts(j), firsts(j + 1) - 1, end)
         }
       case Some(f) =>
         val left = StatisticsRowGroups.filterRowGroups(FilterCompat.get(f), groups.asJava, schema).asScala
@@ -108,8 +125,8 @@ object ParquetActionRows {
       val c = readerConf(conf, schema)
       filter.foreach(ParquetInputFormat.setFilterPredicate(c, _))
       c.setBoolean("parquet.filter.columnindex.enabled", false)
-      reader.initialize(new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
-        new TaskAttemptContextImpl(c, new TaskAttemptID()))
+      SparkInternals.initializeWithFooter(reader, new FileSplit(piece.path, piece.start, piece.length, Array.empty[String]),
+        new TaskAttemptContextImpl(c, new TaskAttemptID()), piece.footer)
       reader.initBatch(new StructType(), InternalRow.empty) // no partition columns
       while (reader.nextBatch()) {
         val batch = reader.resultBatch()

@@ -7,8 +7,6 @@ import java.util.concurrent.{Callable, ExecutionException, Executors}
 import com.fasterxml.jackson.databind.JsonNode
 import io.silt.errors.CorruptLogException
 import org.apache.hadoop.fs.Path
-import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.filter2.predicate.FilterPredicate
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
@@ -63,19 +61,29 @@ object CheckpointReader {
   }
 
   /**
-   * The add actions of a checkpoint that a `keep` accepts (each thread makes its own), read only
-   * from the row groups of its Parquet files (sidecars included) that `filter` cannot rule out,
-   * on as many threads as there are cores.
+   * Where a checkpoint's adds are: the footers of its Parquet files (sidecars included), read once
+   * for every scan of it, and a JSON V2 checkpoint's own adds.
    */
-  def scanAdds(store: LogStore, logPath: Path, cp: CheckpointInstance, filter: Option[RowGroupFilter])(
-      keep: () => AddFile => Boolean): Seq[AddFile] = {
+  final class Layout(val footers: Seq[ParquetActionRows.Footer], val inline: Seq[AddFile])
+
+  def layout(store: LogStore, logPath: Path, cp: CheckpointInstance): Layout = {
     val (paths, inline) = parquetFiles(store, logPath, cp)
+    val threads = Runtime.getRuntime.availableProcessors()
+    new Layout(inParallel(paths, threads)(p => named(p)(ParquetActionRows.footer(p, store.hadoopConf))), inline)
+  }
+
+  /**
+   * The add actions of a checkpoint that a `keep` accepts (each thread makes its own), read only
+   * from the row groups of its Parquet files (sidecars included) that `filter` cannot rule out, and
+   * of those only the rows it accepts, on as many threads as there are cores.
+   */
+  def scanAdds(store: LogStore, layout: Layout, filter: Option[RowGroupFilter])(keep: () => AddFile => Boolean): Seq[AddFile] = {
     val conf = store.hadoopConf
     val threads = Runtime.getRuntime.availableProcessors()
-    val pieces = inParallel(paths, threads)(p => named(p)(ParquetActionRows.pieces(p, conf, threads,
-      schema => filter.flatMap(_.forFile(schema))))).flatten
+    val pieces = layout.footers.flatMap(f => named(f.path)(ParquetActionRows.pieces(f, threads,
+      schema => filter.flatMap(_.forFile(schema)))))
     val keeps = new ThreadLocal[AddFile => Boolean] { override def initialValue(): AddFile => Boolean = keep() }
-    inline.filter(keep()) ++ inParallel(pieces, threads) { piece =>
+    layout.inline.filter(keep()) ++ inParallel(pieces, threads) { piece =>
       val accept = keeps.get()
       named(piece.path)(ParquetActionRows.read(piece, conf, Set("add"), filter.flatMap(_.forFile(piece.fileSchema))) {
         case a: AddFile => accept(a)
@@ -90,22 +98,17 @@ object CheckpointReader {
    */
   final case class FooterSummary(rows: Long, adds: Option[Long], sizeBound: Long)
 
-  def footerSummary(store: LogStore, logPath: Path, cp: CheckpointInstance): FooterSummary = {
-    val (paths, inline) = parquetFiles(store, logPath, cp)
+  def footerSummary(layout: Layout): FooterSummary = {
     def capped(x: Long) = math.min(Long.MaxValue / 2, x)
-    val groups = paths.flatMap { p =>
-      val footer = ParquetFileReader.open(HadoopInputFile.fromPath(p, store.hadoopConf))
-      try footer.getRowGroups.asScala.map { g =>
-        def stats(column: String) = g.getColumns.asScala.find(_.getPath.toDotString == column).map(_.getStatistics)
-          .filter(_ != null)
-        val size = stats("add.size").filter(_.hasNonNullValue).map(_.genericGetMax.asInstanceOf[Number].longValue)
-        val adds = stats("add.path").filter(_.isNumNullsSet).map(g.getRowCount - _.getNumNulls)
-          .orElse(if (g.getColumns.asScala.exists(_.getPath.toDotString == "add.path")) None else Some(0L))
-        FooterSummary(g.getRowCount, adds, size.map(_ * g.getRowCount).getOrElse(Long.MaxValue / 4))
-      }.toSeq
-      finally footer.close()
-    }
-    val inlineAdds = inline.collect { case a: AddFile => a }
+    val groups = layout.footers.flatMap(_.groups.map { g =>
+      def stats(column: String) = g.getColumns.asScala.find(_.getPath.toDotString == column).map(_.getStatistics)
+        .filter(_ != null)
+      val size = stats("add.size").filter(_.hasNonNullValue).map(_.genericGetMax.asInstanceOf[Number].longValue)
+      val adds = stats("add.path").filter(_.isNumNullsSet).map(g.getRowCount - _.getNumNulls)
+        .orElse(if (g.getColumns.asScala.exists(_.getPath.toDotString == "add.path")) None else Some(0L))
+      FooterSummary(g.getRowCount, adds, size.map(_ * g.getRowCount).getOrElse(Long.MaxValue / 4))
+    })
+    val inlineAdds = layout.inline
     groups.foldLeft(FooterSummary(inlineAdds.size, Some(inlineAdds.size.toLong), inlineAdds.map(_.size).sum)) { (a, b) =>
       FooterSummary(a.rows + b.rows, for (x <- a.adds; y <- b.adds) yield x + y, capped(a.sizeBound + b.sizeBound))
     }

@@ -44,7 +44,7 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
     val unknown = first.collect { case (k, None) if !read.inCheckpoint.contains(k) => k }.toSet
     if (unknown.nonEmpty) {
       val seen = java.util.concurrent.ConcurrentHashMap.newKeySet[(String, String)]()
-      CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
+      CheckpointReader.scanAdds(files.store, read.layout, None) { () => a =>
         val k = r.keyOf(a.path, a.deletionVector)
         if (unknown(k)) seen.add(k)
         false
@@ -58,7 +58,7 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
 
   private def countAdds(): Long = {
     val n = new java.util.concurrent.atomic.AtomicLong()
-    CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => _ => n.incrementAndGet(); false }
+    CheckpointReader.scanAdds(files.store, read.layout, None) { () => _ => n.incrementAndGet(); false }
     n.get
   }
 
@@ -66,7 +66,7 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
   lazy val sizeInBytes: Long = {
     val r = replayedTail
     val bytes = new java.util.concurrent.atomic.AtomicLong()
-    CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, None) { () => a =>
+    CheckpointReader.scanAdds(files.store, read.layout, None) { () => a =>
       if (!r.touches(a.path, a.deletionVector)) bytes.addAndGet(a.size)
       false
     }
@@ -100,7 +100,7 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
   def files(filter: Option[RowGroupFilter])(keep: () => AddFile => Boolean): Option[IndexedSeq[AddFile]] = {
     val tail = replayedTail
     try {
-      val fromCheckpoint = CheckpointReader.scanAdds(files.store, files.logPath, checkpoint, filter) { () =>
+      val fromCheckpoint = CheckpointReader.scanAdds(files.store, read.layout, filter) { () =>
         val accept = keep()
         a => !tail.touches(a.path, a.deletionVector) && accept(a) && { tail.admit(a, TablePaths.isPlainRelative(a.path)); true }
       }
@@ -117,7 +117,8 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
 object CheckpointScan {
   /** What is read of a checkpoint once, for every snapshot made of it and more commits. */
   final class Footprint(files: LogFiles, checkpoint: CheckpointInstance) {
-    lazy val summary: CheckpointReader.FooterSummary = CheckpointReader.footerSummary(files.store, files.logPath, checkpoint)
+    lazy val layout: CheckpointReader.Layout = CheckpointReader.layout(files.store, files.logPath, checkpoint)
+    lazy val summary: CheckpointReader.FooterSummary = CheckpointReader.footerSummary(layout)
     lazy val transactionsAndDomains: Seq[Action] =
       CheckpointReader.readTransactionsAndDomains(files.store, files.logPath, checkpoint)
     /** Of tail files whose first action does not say, whether the checkpoint holds them (by replay key). */

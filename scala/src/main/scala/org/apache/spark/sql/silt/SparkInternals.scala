@@ -41,6 +41,32 @@ object SparkInternals {
   def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
 
   /**
+   * Starts Spark's vectorized Parquet reader on `split` with the file's footer already read (of the
+   * split's row groups): Spark 4.1 and later take the file, a stream and the footer, 4.0 the footer
+   * alone. Where neither is found, the reader reads the footer itself.
+   */
+  def initializeWithFooter(reader: org.apache.spark.sql.execution.datasources.parquet.VectorizedParquetRecordReader,
+      split: org.apache.hadoop.mapreduce.InputSplit, context: org.apache.hadoop.mapreduce.TaskAttemptContext,
+      footer: org.apache.parquet.hadoop.metadata.ParquetMetadata): Unit = {
+    val conf = context.getConfiguration
+    val path = split.asInstanceOf[org.apache.hadoop.mapred.FileSplit].getPath
+    try FooterTakingInitialize.map(_.getParameterCount).getOrElse(0) match {
+      case 5 =>
+        val file = org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, conf)
+        val stream = file.newStream()
+        try FooterTakingInitialize.get.invoke(reader, split, context, Some(file), Some(stream), Some(footer))
+        catch { case e: Throwable => stream.close(); throw e }
+      case 3 => FooterTakingInitialize.get.invoke(reader, split, context, Some(footer))
+      case _ => reader.initialize(split, context)
+    } catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
+  }
+
+  private lazy val FooterTakingInitialize: Option[java.lang.reflect.Method] =
+    classOf[org.apache.spark.sql.execution.datasources.parquet.VectorizedParquetRecordReader].getMethods.toSeq
+      .filter(m => m.getName == "initialize" && m.getParameterTypes.lastOption.contains(classOf[Option[_]]))
+      .filter(m => m.getParameterCount == 5 || m.getParameterCount == 3).sortBy(-_.getParameterCount).headOption
+
+  /**
    * Every Parquet setting (internal ones too) with its value in `conf`: what Spark's Parquet reader
    * looks up in its Hadoop configuration, which a Spark scan fills from its session.
    */
