@@ -147,6 +147,26 @@ def test_partition_scoped_writes_and_optimize_on_a_large_table_read_only_their_p
     assert not state_loaded(spark, large)
 
 
+@pytest.mark.full  # second tier: a hundred commits
+def test_past_a_hundred_commits_after_its_checkpoint_a_large_table_is_read_again_from_it(spark, tmp_path, setting):
+    """A large table's commits build on its checkpoint for up to 100 commits; past them each new
+    snapshot is read from the log (the same checkpoint and all the commits after it), still without
+    the file list, and reads the rows the small table reads."""
+    src, large = small_and_large(spark, tmp_path, setting)
+    for i in range(105):
+        for target in (src, large):
+            spark.sql(f"INSERT INTO silt.`{target}` VALUES ({1000 + i}, {i % 3}, 'x')")
+    log = spark._jvm.io.silt.log.TableLog.forPath(spark._jsparkSession, large)
+    assert log.latest().version() == 115
+    assert not state_loaded(spark, large)
+    for q in QUERIES:
+        assert rows(spark, large, q) == rows(spark, src, q), q
+    spark.sql(f"DELETE FROM silt.`{large}` WHERE id >= 1100")
+    spark.sql(f"DELETE FROM silt.`{src}` WHERE id >= 1100")
+    assert rows(spark, large, "true") == rows(spark, src, "true")
+    assert not state_loaded(spark, large)
+
+
 def test_optimize_of_a_whole_large_table_holds_only_the_files_it_may_rewrite(spark, tmp_path, setting):
     """OPTIMIZE without WHERE on a large table keeps, of the files its scan reads, only those small
     enough to compact (the others are counted): it rewrites the files, and reports the metrics, that
