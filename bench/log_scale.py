@@ -11,7 +11,7 @@ is always opened afresh:
 - the table as written: the open (protocol and metadata); CHECKPOINT, while the driver holds no
   file list (a Spark job replays the checkpoint and the tail); the planning of a query on one
   partition (`day = 3`) and of a point on `id`, each twice: seconds until the scan's tasks are
-  made, and the files they read; the heap after each;
+  made, and the files they read; the median of five more plans of the point; the heap after each;
 - a copy holding only the checkpoint Silt wrote: the open, the same plans; then, still without the
   file list, an INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its
   listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
@@ -167,6 +167,9 @@ def measures(path: Path, files: int, checkpoint: bool, clustered: bool = False):
             if not clustered:
                 step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
             step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
+        # the median of five more plans of the point: planning once the JVM has run it (the second
+        # plan still pays for compiling the reader's code, which varies from run to run)
+        step("plan_point_median_s", lambda: sorted(planned(spark, path, point)[0] for _ in range(5))[2])
         step("heap_after_plans_mib", lambda: heap_used_mb(spark))
         if not checkpoint and clustered:
             step("file_list_loaded", lambda: bool(table_log(spark, path).latest().isStateLoaded()))
@@ -250,20 +253,24 @@ def summary_rows(r):
     def heap(m, key):
         x = (m or {}).get(key)
         return "-" if x is None or "error" in x else f"{x['value']:.0f} MiB"
+    def median(m):
+        x = (m or {}).get("plan_point_median_s")
+        return "-" if x is None or "error" in x else f"{x['value']:.2f} s"
     out = []
     for s in r["sizes"]:
         f, own = s["foreign_checkpoint"], s["silt_checkpoint"]
         if s.get("shape") == "clustered":
             out.append(("log_scale", f"clustered by id, {s['files']:,} files: CHECKPOINT / plan a point on id, "
-                        "foreign checkpoint / Silt's (files)",
-                        f"{cell(f, 'checkpoint')} / {cell(f, 'plan_point_2')} / {cell(own, 'plan_point_2')}"))
+                        "foreign checkpoint / Silt's (files), second plan [median of 5 more]",
+                        f"{cell(f, 'checkpoint')} / {cell(f, 'plan_point_2')} [{median(f)}] / "
+                        f"{cell(own, 'plan_point_2')} [{median(own)}]"))
             continue
         out.append(("log_scale", f"{s['files']:,} files, {r['driver_memory']} driver: CHECKPOINT (heap after)",
                     f"{cell(f, 'checkpoint')} ({heap(f, 'heap_after_checkpoint_mib')})"))
         out.append(("log_scale", "  plan day = 3 / a point on id, foreign checkpoint (files)",
                     f"{cell(f, 'plan_partition_2')} / {cell(f, 'plan_point_2')}"))
-        out.append(("log_scale", "  plan day = 3 / a point on id, Silt's checkpoint (files)",
-                    f"{cell(own, 'plan_partition_2')} / {cell(own, 'plan_point_2')}"))
+        out.append(("log_scale", "  plan day = 3 / a point on id, Silt's checkpoint (files) [point: median of 5 more]",
+                    f"{cell(own, 'plan_partition_2')} / {cell(own, 'plan_point_2')} [{median(own)}]"))
         out.append(("log_scale", "  Silt's checkpoint: INSERT / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
                     f"{cell(own, 'insert')} / {cell(own, 'describe_detail')} / {cell(own, 'vacuum_dry_run')} "
                     f"({heap(own, 'heap_after_writes_mib')})"))
