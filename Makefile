@@ -136,7 +136,7 @@ test-scala:
 # The core suite: everything but the second tier (marked full) and `make reliability`'s (marked slow).
 test-python: build
 	cd python && ../$(PY) -m mypy silt
-	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=25
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full and not server" --durations=25
 
 # The smoke subset (tests marked smoke) on other Spark minors, each in its own environment and with
 # its own jar: the oldest in `make test`, the others in the second tier (SMOKE_MINORS picks).
@@ -159,7 +159,7 @@ test-full:
 	$(MAKE) test-second-tier
 test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
-	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow or server" --durations=25
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
 
 # Only what the demo needs: the default minor's jar and environment (the others come with build/test).

@@ -61,8 +61,9 @@ SPARK_TEST_CONF = {
     "spark.driver.memory": "2g",
     # The JIT's first tier only: a test session runs many short queries, and C2's compile work on 2
     # cores cost more than it gave back (measured: 4 modules, 69 tests, 6-7% faster in two runs
-    # each; the core suite 617 s against 640 s).
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+    # each; the core suite 617 s against 640 s). That tier alone gets a 48 MiB code cache, which a
+    # session running a whole suite filled (the JVM then died: "Out of space in CodeCache"): 256 MiB.
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m",
 }
 
 
@@ -162,6 +163,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")
+    config.addinivalue_line(
+        "markers", "server: a smoke test that starts a Spark Connect server (a JVM of its own): `make test` runs "
+        "it on the oldest minor only, the second tier on the others")
     config.addinivalue_line(
         "markers", "reference: a smoke test that runs the reference Delta Lake (a JVM of its own): `make test` "
         "runs it on the default minor only, the second tier on the others")

@@ -80,7 +80,8 @@ def test_wrong_arguments_raise_the_same_types_on_the_reference(tmp_path):
         assert res["result"] == repr(error), call
 
 
-@pytest.mark.smoke  # the Connect plugin's interfaces on every Spark minor
+@pytest.mark.smoke  # the Connect plugin's interfaces on every Spark minor (in make test: the oldest's)
+@pytest.mark.server
 def test_the_same_programs_over_spark_connect_change_the_same_rows(spark, tmp_path):
     """Classic and Connect runs of the programs above: over Connect, each Column travels as the Connect
     protocol's expression to Silt's plugin on the server, never as text."""
