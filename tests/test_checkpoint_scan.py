@@ -167,10 +167,11 @@ def test_past_a_hundred_commits_after_its_checkpoint_a_large_table_is_read_again
     assert not state_loaded(spark, large)
 
 
-def test_optimize_of_a_whole_large_table_holds_only_the_files_it_may_rewrite(spark, tmp_path, setting):
+def test_optimize_of_a_whole_large_table_rewrites_and_counts_what_the_file_list_would(spark, tmp_path, setting):
     """OPTIMIZE without WHERE on a large table keeps, of the files its scan reads, only those small
-    enough to compact (the others are counted): it rewrites the files, and reports the metrics, that
-    OPTIMIZE of the small table does, without reading the file list."""
+    enough to compact and counts the others: it rewrites the files, and reports the metrics
+    (`totalConsideredFiles` counting every file in scope), that OPTIMIZE of the small table does,
+    without reading the file list. (That the others are not held is not observable from here.)"""
     src, large = small_and_large(spark, tmp_path, setting)
     sizes = sorted(os.path.getsize(f.removeprefix("file:")) for f in spark.read.format("silt").load(src).inputFiles())
     setting("spark.silt.optimize.minFileSize", str(sizes[len(sizes) // 2]))  # half the files are small
