@@ -17,6 +17,10 @@ is always opened afresh:
   listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
   the driver, which may not fit it) and the heap after it;
 - report only: delta-rs opening the table;
+- the reference Delta Lake (its defaults, the same driver), on a copy of the table as written: the open
+  (the table's schema: its snapshot), the same plans (the first builds its state, a cached Spark
+  dataset), its checkpoint (`DeltaLog.checkpoint()`), then the same writes; killed after
+  REFERENCE_TIMEOUT (`--no-reference` skips it);
 - the clustered shape (`--shape clustered`, also run by default): the same files without
   partitions, in a table clustered by `id` (liquid clustering's domain), their rows in the foreign
   checkpoint in a hashed order (as a checkpoint written by Spark's shuffle has them): CHECKPOINT,
@@ -125,10 +129,10 @@ def heap_used_mb(spark):
     return (rt.totalMemory() - rt.freeMemory()) / 2**20
 
 
-def planned(spark, path, where):
+def planned(spark, path, where, fmt="silt"):
     """(seconds, files read) of planning `where` on the table: until the scan's tasks are made."""
     t0 = time.perf_counter()
-    plan = spark.read.format("silt").load(str(path)).where(where)._jdf.queryExecution().executedPlan()
+    plan = spark.read.format(fmt).load(str(path)).where(where)._jdf.queryExecution().executedPlan()
     leaves = plan.collectLeaves()
     scans = [leaves.apply(i) for i in range(leaves.size()) if leaves.apply(i).getClass().getSimpleName() == "FileSourceScanExec"]
     assert len(scans) == 1, plan.toString()
@@ -137,54 +141,88 @@ def planned(spark, path, where):
     return secs, int(scans[0].metrics().apply("numFiles").value())
 
 
-def measures(path: Path, files: int, checkpoint: bool, clustered: bool = False):
-    """The measures of one table, in this process's own JVM; printed as one JSON line. With
-    `checkpoint`: the open, CHECKPOINT, then the plans; without: the open, the plans, then the file list."""
-    from bench.log_open import table_log
-    out, jvm_ok = {}, True
+def stepper():
+    """(out, step): `step(name, fn)` times fn() into out[name] and prints it as a line the parent reads
+    (so that a JVM killed at its timeout keeps the steps before); once the heap ran out, later steps are skipped."""
+    out, jvm_ok = {}, [True]
 
     def step(name, fn):
-        nonlocal jvm_ok
-        if not jvm_ok:
+        if not jvm_ok[0]:
             return None
         try:
             secs, value = timed(fn)
             out[name] = {"seconds": secs, "value": value}
-            return value
         except Exception as e:  # noqa: BLE001 - an out-of-heap JVM is a result, not a crash of the benchmark
             out[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-            jvm_ok = "OutOfMemoryError" not in str(e) and "Java heap" not in str(e)
-            return None
+            jvm_ok[0] = "OutOfMemoryError" not in str(e) and "Java heap" not in str(e)
+        print(STEP_MARKER + json.dumps({name: out[name]}), flush=True)
+        return out[name].get("value")
+    return out, step
 
+
+def plans(spark, path, files, clustered, step, fmt="silt"):
+    """The plans of `day = 3` (partitioned) and of a point on `id`, twice each, then the median of five more
+    plans of the point (planning once the JVM has run it: the second plan still pays for compiling the
+    reader's code, which varies from run to run), and the heap after them."""
+    point = f"id = {(files // 2) * 100 + 7}"
+    for i in (1, 2):
+        if not clustered:
+            step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3", fmt)[1])
+        step(f"plan_point_{i}", lambda: planned(spark, path, point, fmt)[1])
+    step("plan_point_median_s", lambda: sorted(planned(spark, path, point, fmt)[0] for _ in range(5))[2])
+    step("heap_after_plans_mib", lambda: heap_used_mb(spark))
+
+
+def measures(path: Path, files: int, checkpoint: bool, clustered: bool = False):
+    """The measures of one table by Silt, in this process's own JVM. With `checkpoint`: the open, CHECKPOINT,
+    then the plans; without: the open, the plans, then (partitioned) writes and the file list."""
+    from bench.log_open import table_log
+    out, step = stepper()
     spark = build_spark("silt", {"spark.driver.memory": DRIVER_MEMORY})
     try:
         step("open", lambda: int(table_log(spark, path).latest().version()))
         if checkpoint:  # while the driver holds no file list: a Spark job replays the checkpoint and the tail
             step("checkpoint", lambda: (spark.sql(f"CHECKPOINT '{path}'").collect(), None)[1])
             step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
-        point = f"id = {(files // 2) * 100 + 7}"
-        for i in (1, 2):
-            if not clustered:
-                step(f"plan_partition_{i}", lambda: planned(spark, path, "day = 3")[1])
-            step(f"plan_point_{i}", lambda: planned(spark, path, point)[1])
-        # the median of five more plans of the point: planning once the JVM has run it (the second
-        # plan still pays for compiling the reader's code, which varies from run to run)
-        step("plan_point_median_s", lambda: sorted(planned(spark, path, point)[0] for _ in range(5))[2])
-        step("heap_after_plans_mib", lambda: heap_used_mb(spark))
+        plans(spark, path, files, clustered, step)
         if not checkpoint and clustered:
             step("file_list_loaded", lambda: bool(table_log(spark, path).latest().isStateLoaded()))
         elif not checkpoint:
             spark.conf.set("spark.silt.vacuum.retentionDurationCheck.enabled", "false")
-            step("insert", lambda: (spark.sql(f"INSERT INTO silt.`{path}` VALUES (-1, 'x', 3)").collect(), None)[1])
-            step("describe_detail", lambda: int(spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]))
-            step("vacuum_dry_run", lambda: len(spark.sql(f"VACUUM '{path}' RETAIN 0 HOURS DRY RUN").collect()))
-            step("heap_after_writes_mib", lambda: heap_used_mb(spark))
+            writes(spark, path, "silt", step)
             step("file_list_loaded", lambda: bool(table_log(spark, path).latest().isStateLoaded()))
             step("file_list", lambda: int(table_log(spark, path).latest().files().size()))
             step("heap_after_file_list_mib", lambda: heap_used_mb(spark))
     finally:
         spark.stop()
-    print("@@RESULT@@ " + json.dumps(out), flush=True)
+
+
+def writes(spark, path, fmt, step):
+    """An INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its listing is
+    short, its replay of the log is not), and the heap after them."""
+    step("insert", lambda: (spark.sql(f"INSERT INTO {fmt}.`{path}` VALUES (-1, 'x', 3)").collect(), None)[1])
+    step("describe_detail", lambda: int(spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]))
+    step("vacuum_dry_run", lambda: len(spark.sql(f"VACUUM '{path}' RETAIN 0 HOURS DRY RUN").collect()))
+    step("heap_after_writes_mib", lambda: heap_used_mb(spark))
+
+
+def reference_measures(path: Path, files: int, clustered: bool):
+    """The same table by the reference Delta Lake (its default settings), in this process's own JVM: the
+    open (the table's schema, which makes its snapshot), the plans (the first builds its state), its
+    checkpoint, then (partitioned) the same writes."""
+    out, step = stepper()
+    spark = build_spark("delta", {"spark.driver.memory": DRIVER_MEMORY,
+                                  "spark.databricks.delta.retentionDurationCheck.enabled": "false"})
+    try:
+        step("open", lambda: len(spark.read.format("delta").load(str(path)).schema))
+        plans(spark, path, files, clustered, step, fmt="delta")
+        delta_log = spark._jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, str(path))
+        step("checkpoint", lambda: (delta_log.checkpoint(), None)[1])
+        step("heap_after_checkpoint_mib", lambda: heap_used_mb(spark))
+        if not clustered:
+            writes(spark, path, "delta", step)
+    finally:
+        spark.stop()
 
 
 def own_checkpoint_copy(path: Path):
@@ -199,22 +237,43 @@ def own_checkpoint_copy(path: Path):
     return copy
 
 
-def run_child(path, files, driver_memory, checkpoint, clustered=False):
-    """`measures` of the table at `path` in a new Python process and JVM."""
-    r = subprocess.run([sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory,
-                        "checkpoint" if checkpoint else "read", "clustered" if clustered else "partitioned"],
-                       capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent))
-    lines = [line for line in r.stdout.splitlines() if line.startswith("@@RESULT@@ ")]
-    out = json.loads(lines[-1][len("@@RESULT@@ "):]) if lines else {"error": f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"}
+def run_child(path, files, driver_memory, mode, clustered=False):
+    """The measures of the table at `path` in a new Python process and JVM: `mode` "checkpoint" or "read"
+    (Silt's `measures`) or "reference"; a JVM still running after REFERENCE_TIMEOUT seconds is killed."""
+    cmd = [sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory, mode,
+           "clustered" if clustered else "partitioned"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent),
+                           timeout=REFERENCE_TIMEOUT)
+        stdout, ended = r.stdout, None if r.returncode == 0 else f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"
+    except subprocess.TimeoutExpired as e:
+        stdout, ended = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), \
+            f"killed after {REFERENCE_TIMEOUT} s"
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith(STEP_MARKER):
+            out.update(json.loads(line[len(STEP_MARKER):]))
+    if ended:
+        out["ended"] = {"error": ended}
     for k, v in out.items():
         say(f"    {k}: " + (f"FAILED {v['error'][:150]}" if isinstance(v, dict) and "error" in v else
                              f"{v['seconds']:.2f} s ({v['value']})" if isinstance(v, dict) else str(v)))
     return out
 
 
-def bench_log_scale(sizes, driver_memory, shapes=("partitioned", "clustered")):
-    """Each size's table written, checkpointed and planned on, then its Silt checkpoint opened and planned
-    on, each in a JVM of its own, and the table opened by delta-rs; for each shape; returns the result."""
+def log_copy(path: Path, copy: Path) -> Path:
+    """A copy of the table's log (hard links: the writer replaces files, never changes them)."""
+    rm(copy)
+    (copy / "_delta_log").mkdir(parents=True)
+    for p in (path / "_delta_log").iterdir():
+        (copy / "_delta_log" / p.name).hardlink_to(p)
+    return copy
+
+
+def bench_log_scale(sizes, driver_memory, shapes=("partitioned", "clustered"), with_reference=True):
+    """Each size's table written; the reference Delta Lake's measures of a copy; the table checkpointed and
+    planned on by Silt, then its Silt checkpoint opened and planned on, each in a JVM of its own, and the
+    table opened by delta-rs; for each shape; returns the result."""
     from deltalake import DeltaTable
     rows = []
     for shape in shapes:
@@ -225,7 +284,12 @@ def bench_log_scale(sizes, driver_memory, shapes=("partitioned", "clustered")):
             secs = write_table(table, files, clustered)
             say(f"  {shape}, {files:,} files: table written in {secs:.0f} s; with a {driver_memory} driver, "
                 "its foreign checkpoint:")
-            foreign = run_child(table, files, driver_memory, checkpoint=True, clustered=clustered)
+            reference = None
+            if with_reference:
+                say("    the reference Delta Lake, on a copy of the table as written:")
+                reference = run_child(log_copy(table, SCRATCH / "reference"), files, driver_memory, "reference", clustered)
+                rm(SCRATCH / "reference")
+            foreign = run_child(table, files, driver_memory, "checkpoint", clustered=clustered)
             drs = None
             if not clustered:
                 drs, _ = timed(lambda: DeltaTable(str(table)).version())
@@ -233,9 +297,9 @@ def bench_log_scale(sizes, driver_memory, shapes=("partitioned", "clustered")):
             own = None
             if "error" not in foreign.get("checkpoint", {"error": ""}):
                 say("   the checkpoint Silt wrote, opened afresh:")
-                own = run_child(own_checkpoint_copy(table), files, driver_memory, checkpoint=False, clustered=clustered)
+                own = run_child(own_checkpoint_copy(table), files, driver_memory, "read", clustered=clustered)
             rows.append({"shape": shape, "files": files, "table_write_seconds": secs, "foreign_checkpoint": foreign,
-                         "deltars_open_seconds": drs, "silt_checkpoint": own})
+                         "deltars_open_seconds": drs, "silt_checkpoint": own, "reference": reference})
     rm(SCRATCH)
     return {"benchmark": "log_scale", "driver_memory": driver_memory, "partitions": PARTITIONS, "sizes": rows}
 
@@ -258,12 +322,15 @@ def summary_rows(r):
         return "-" if x is None or "error" in x else f"{x['value']:.2f} s"
     out = []
     for s in r["sizes"]:
-        f, own = s["foreign_checkpoint"], s["silt_checkpoint"]
+        f, own, ref = s["foreign_checkpoint"], s["silt_checkpoint"], s.get("reference")
         if s.get("shape") == "clustered":
             out.append(("log_scale", f"clustered by id, {s['files']:,} files: CHECKPOINT / plan a point on id, "
                         "foreign checkpoint / Silt's (files), second plan [median of 5 more]",
                         f"{cell(f, 'checkpoint')} / {cell(f, 'plan_point_2')} [{median(f)}] / "
                         f"{cell(own, 'plan_point_2')} [{median(own)}]"))
+            if ref:
+                out.append(("log_scale", "  the reference: plan a point on id [median of 5 more] / its checkpoint",
+                            f"{cell(ref, 'plan_point_2')} [{median(ref)}] / {cell(ref, 'checkpoint')}"))
             continue
         out.append(("log_scale", f"{s['files']:,} files, {r['driver_memory']} driver: CHECKPOINT (heap after)",
                     f"{cell(f, 'checkpoint')} ({heap(f, 'heap_after_checkpoint_mib')})"))
@@ -277,10 +344,20 @@ def summary_rows(r):
         out.append(("log_scale", "  open / file list of Silt's checkpoint (heap) / delta-rs open",
                     f"{cell(own, 'open')} / {cell(own, 'file_list')} ({heap(own, 'heap_after_file_list_mib')}) / "
                     f"{s['deltars_open_seconds']:.2f} s"))
+        if ref:
+            out.append(("log_scale", "  the reference: open / plan day = 3 / a point on id [median] / its checkpoint",
+                        f"{cell(ref, 'open')} / {cell(ref, 'plan_partition_2')} / {cell(ref, 'plan_point_2')} "
+                        f"[{median(ref)}] / {cell(ref, 'checkpoint')}"))
+            out.append(("log_scale", "  the reference: INSERT / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
+                        f"{cell(ref, 'insert')} / {cell(ref, 'describe_detail')} / {cell(ref, 'vacuum_dry_run')} "
+                        f"({heap(ref, 'heap_after_writes_mib')})"))
     return out
 
 
 DRIVER_MEMORY = "1g"
+STEP_MARKER = "@@STEP@@ "
+# A JVM that thrashes its heap without running out of it is killed after this long (its steps so far kept).
+REFERENCE_TIMEOUT = 1200
 
 
 def parser():
@@ -289,6 +366,7 @@ def parser():
     ap.add_argument("--sizes", default="10000,1000000,10000000")
     ap.add_argument("--driver-memory", default="1g")
     ap.add_argument("--shape", default="both", choices=["partitioned", "clustered", "both"])
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference Delta Lake's measures")
     return ap
 
 
@@ -296,11 +374,15 @@ def main(argv):
     """Runs the log_scale benchmark; writes results/log_scale.json and returns the result."""
     a = parser().parse_args(argv)
     shapes = ("partitioned", "clustered") if a.shape == "both" else (a.shape,)
-    return measure_and_save(lambda: bench_log_scale([int(x) for x in a.sizes.split(",")], a.driver_memory, shapes))
+    return measure_and_save(lambda: bench_log_scale([int(x) for x in a.sizes.split(",")], a.driver_memory, shapes,
+                                                    with_reference=not a.no_reference))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--child":
         DRIVER_MEMORY = sys.argv[4]
-        measures(Path(sys.argv[2]), int(sys.argv[3]), checkpoint=sys.argv[5] == "checkpoint",
-                 clustered=sys.argv[6] == "clustered")
+        if sys.argv[5] == "reference":
+            reference_measures(Path(sys.argv[2]), int(sys.argv[3]), clustered=sys.argv[6] == "clustered")
+        else:
+            measures(Path(sys.argv[2]), int(sys.argv[3]), checkpoint=sys.argv[5] == "checkpoint",
+                     clustered=sys.argv[6] == "clustered")
