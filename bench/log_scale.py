@@ -154,7 +154,7 @@ def stepper():
             out[name] = {"seconds": secs, "value": value}
         except Exception as e:  # noqa: BLE001 - an out-of-heap JVM is a result, not a crash of the benchmark
             out[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-            jvm_ok[0] = "OutOfMemoryError" not in str(e) and "Java heap" not in str(e)
+            jvm_ok[0] = not any(m in str(e) for m in ("OutOfMemoryError", "Java heap", "SparkContext was shut down"))
         print(STEP_MARKER + json.dumps({name: out[name]}), flush=True)
         return out[name].get("value")
     return out, step
@@ -245,7 +245,9 @@ def run_child(path, files, driver_memory, mode, clustered=False):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent),
                            timeout=REFERENCE_TIMEOUT)
-        stdout, ended = r.stdout, None if r.returncode == 0 else f"the JVM ended with code {r.returncode}: {r.stderr[-500:]}"
+        heap = " (out of heap)" if "OutOfMemoryError" in r.stderr else ""
+        stdout, ended = r.stdout, None if r.returncode == 0 else \
+            f"the JVM ended with code {r.returncode}{heap}: {r.stderr[-500:]}"
     except subprocess.TimeoutExpired as e:
         stdout, ended = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), \
             f"killed after {REFERENCE_TIMEOUT} s"
