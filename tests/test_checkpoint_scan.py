@@ -167,19 +167,25 @@ def test_past_a_hundred_commits_after_its_checkpoint_a_large_table_is_read_again
     assert not state_loaded(spark, large)
 
 
-def test_optimize_of_a_whole_large_table_rewrites_and_counts_what_the_file_list_would(spark, tmp_path, setting):
-    """OPTIMIZE without WHERE on a large table keeps, of the files its scan reads, only those small
-    enough to compact and counts the others: it rewrites the files, and reports the metrics
-    (`totalConsideredFiles` counting every file in scope), that OPTIMIZE of the small table does,
-    without reading the file list. (That the others are not held is not observable from here.)"""
+def test_optimize_of_a_whole_large_table_holds_only_its_candidates(spark, tmp_path, setting):
+    """OPTIMIZE without WHERE on a large table keeps, of the files its scan reads, only those it may
+    rewrite (the small ones, and those with too many deleted rows) and counts the others: it
+    rewrites the files, and reports the metrics (`totalConsideredFiles` counting every file in
+    scope), that OPTIMIZE of the small table does, without reading the file list."""
     src, large = small_and_large(spark, tmp_path, setting)
     sizes = sorted(os.path.getsize(f.removeprefix("file:")) for f in spark.read.format("silt").load(src).inputFiles())
-    setting("spark.silt.optimize.minFileSize", str(sizes[len(sizes) // 2]))  # half the files are small
+    threshold = sizes[len(sizes) // 2]  # half the files are small
+    setting("spark.silt.optimize.minFileSize", str(threshold))
     fields = ["numFilesAdded", "numFilesRemoved", "partitionsOptimized", "numBins", "totalConsideredFiles",
               "totalFilesSkipped"]
-    metrics = [spark.sql(f"OPTIMIZE '{t}'").select([f"metrics.{f}" for f in fields]).first() for t in (src, large)]
+    metrics, held = [], []
+    for t in (src, large):
+        metrics.append(spark.sql(f"OPTIMIZE '{t}'").select([f"metrics.{f}" for f in fields]).first())
+        held.append(spark._jvm.io.silt.optimize.OptimizeExecutor.filesHeldByLast(t))
     assert metrics[0] == metrics[1]
     assert metrics[0]["totalConsideredFiles"] == len(sizes) and 0 < metrics[0]["numFilesRemoved"] < len(sizes)
+    assert held[0] == held[1]
+    assert max(metrics[0]["numFilesRemoved"], sum(s < threshold for s in sizes)) <= held[1] < len(sizes)
     assert not state_loaded(spark, large)
     for q in QUERIES:
         assert rows(spark, large, q) == rows(spark, src, q), q

@@ -190,6 +190,27 @@ def test_an_unreadable_checkpoint_falls_back_to_the_commits(spark, tmp_path):
     assert spark.read.format("silt").load(fresh).count() == 110
 
 
+def test_a_checkpoint_whose_files_cannot_be_read_and_no_commits_replace_is_named_with_why(spark, tmp_path):
+    """A V2 checkpoint whose top-level file (protocol and metadata) reads but a sidecar does not, and
+    whose earlier commits are gone: the error names the checkpoint and the sidecar's failure, not
+    only the first missing commit (which hid, at ten million files, a driver out of heap)."""
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "
+              "('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '5')")
+    append(spark, p, 5)
+    drop_commits_before(p, 5)
+    sidecar = next((Path(p) / "_delta_log" / "_sidecars").glob("*.parquet"))
+    sidecar.write_bytes(sidecar.read_bytes()[:100])
+    (sidecar.parent / f".{sidecar.name}.crc").unlink(missing_ok=True)
+    fresh = str(tmp_path / "copy")
+    os.rename(p, fresh)
+    with pytest.raises(Exception) as info:
+        spark.read.format("silt").load(fresh).count()
+    err = translate(info.value)
+    assert isinstance(err, silt.CorruptLogException), repr(info.value)
+    assert sidecar.name in str(err) and "commit 0" in str(err)
+
+
 def test_opening_a_table_reads_only_the_protocol_and_metadata_of_its_checkpoint(spark, tmp_path):
     p = str(tmp_path / "t")
     append(spark, p, 11)

@@ -107,36 +107,39 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
     var start = first
     var commits = firstCommits
     var skip = Set.empty[CheckpointInstance]
+    // why each skipped checkpoint could not be read: the error, should the commits not cover the table
+    val failed = ArrayBuffer.empty[(CheckpointInstance, Throwable)]
     var state: Option[SnapshotState] = None
     while (state.isEmpty) {
       checkpointActions(start) match {
-        case Some(actions) =>
+        case Right(actions) =>
           val replay = new LogReplay(tablePath, options.allowFilesOutside)
           start.base.foreach(replay.seed)
           replay.append(actions)
           commits.foreach(replay.append)
           state = Some(replay.toState)
-        case None =>
-          skip ++= start.checkpoint
+        case Left(failure) =>
+          skip += failure._1
+          failed += failure
           val l = files.list()
           val (next, unreadable) = startingPoint(l, version, None, skip)
           start = next
-          commits = readCommits(l, next, version, unreadable)
+          commits = readCommits(l, next, version, failed.toSeq ++ unreadable)
       }
     }
     state.get
   }
 
-  /** The file actions of the start's checkpoint (none without one); None when they cannot be read. */
-  private def checkpointActions(start: Start): Option[Seq[Action]] = start.checkpoint match {
+  /** The file actions of the start's checkpoint (none without one), or why they cannot be read. */
+  private def checkpointActions(start: Start): Either[(CheckpointInstance, Throwable), Seq[Action]] = start.checkpoint match {
     case Some(cp) =>
-      try Some(CheckpointReader.read(files.store, files.logPath, cp)) catch {
+      try Right(CheckpointReader.read(files.store, files.logPath, cp)) catch {
         case NonFatal(e) =>
           logWarning(s"Silt: cannot read the files of $cp of $tablePath, falling back to an older checkpoint " +
             s"or the commits: ${e.getMessage}")
-          None
+          Left(cp -> e)
       }
-    case None => Some(Nil)
+    case None => Right(Nil)
   }
 
   /**
