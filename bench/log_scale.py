@@ -13,8 +13,8 @@ is always opened afresh:
   partition (`day = 3`) and of a point on `id`, each twice: seconds until the scan's tasks are
   made, and the files they read; the median of five more plans of the point; the heap after each;
 - a copy holding only the checkpoint Silt wrote: the open, the same plans; then, still without the
-  file list, an INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its
-  listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
+  file list, an INSERT of one row, a DELETE of one partition (whole files), DESCRIBE DETAIL and a
+  VACUUM DRY RUN (no data files exist: its listing is short, its replay of the log is not); then the file list (`numFiles` of the replay on
   the driver, which may not fit it) and the heap after it;
 - report only: delta-rs opening the table;
 - the reference Delta Lake (its defaults, the same driver), on a copy of the table as written: the open
@@ -198,9 +198,11 @@ def measures(path: Path, files: int, checkpoint: bool, clustered: bool = False):
 
 
 def writes(spark, path, fmt, step):
-    """An INSERT of one row, DESCRIBE DETAIL and a VACUUM DRY RUN (no data files exist: its listing is
-    short, its replay of the log is not), and the heap after them."""
+    """An INSERT of one row, a DELETE of one partition (whole files: no data file is read, and none
+    exists), DESCRIBE DETAIL and a VACUUM DRY RUN (its listing is short, its replay of the log is
+    not), and the heap after them."""
     step("insert", lambda: (spark.sql(f"INSERT INTO {fmt}.`{path}` VALUES (-1, 'x', 3)").collect(), None)[1])
+    step("delete_partition", lambda: int(spark.sql(f"DELETE FROM {fmt}.`{path}` WHERE day = 4").first()[0]))
     step("describe_detail", lambda: int(spark.sql(f"DESCRIBE DETAIL '{path}'").first()["numFiles"]))
     step("vacuum_dry_run", lambda: len(spark.sql(f"VACUUM '{path}' RETAIN 0 HOURS DRY RUN").collect()))
     step("heap_after_writes_mib", lambda: heap_used_mb(spark))
@@ -340,8 +342,9 @@ def summary_rows(r):
                     f"{cell(f, 'plan_partition_2')} / {cell(f, 'plan_point_2')}"))
         out.append(("log_scale", "  plan day = 3 / a point on id, Silt's checkpoint (files) [point: median of 5 more]",
                     f"{cell(own, 'plan_partition_2')} / {cell(own, 'plan_point_2')} [{median(own)}]"))
-        out.append(("log_scale", "  Silt's checkpoint: INSERT / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
-                    f"{cell(own, 'insert')} / {cell(own, 'describe_detail')} / {cell(own, 'vacuum_dry_run')} "
+        out.append(("log_scale", "  Silt's checkpoint: INSERT / DELETE a partition / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
+                    f"{cell(own, 'insert')} / {cell(own, 'delete_partition')} / {cell(own, 'describe_detail')} / "
+                    f"{cell(own, 'vacuum_dry_run')} "
                     f"({heap(own, 'heap_after_writes_mib')})"))
         out.append(("log_scale", "  open / file list of Silt's checkpoint (heap) / delta-rs open",
                     f"{cell(own, 'open')} / {cell(own, 'file_list')} ({heap(own, 'heap_after_file_list_mib')}) / "
@@ -350,8 +353,9 @@ def summary_rows(r):
             out.append(("log_scale", "  the reference: open / plan day = 3 / a point on id [median] / its checkpoint",
                         f"{cell(ref, 'open')} / {cell(ref, 'plan_partition_2')} / {cell(ref, 'plan_point_2')} "
                         f"[{median(ref)}] / {cell(ref, 'checkpoint')}"))
-            out.append(("log_scale", "  the reference: INSERT / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
-                        f"{cell(ref, 'insert')} / {cell(ref, 'describe_detail')} / {cell(ref, 'vacuum_dry_run')} "
+            out.append(("log_scale", "  the reference: INSERT / DELETE a partition / DESCRIBE DETAIL / VACUUM DRY RUN (heap after)",
+                        f"{cell(ref, 'insert')} / {cell(ref, 'delete_partition')} / {cell(ref, 'describe_detail')} / "
+                        f"{cell(ref, 'vacuum_dry_run')} "
                         f"({heap(ref, 'heap_after_writes_mib')})"))
     return out
 
