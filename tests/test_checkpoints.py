@@ -193,7 +193,8 @@ def test_an_unreadable_checkpoint_falls_back_to_the_commits(spark, tmp_path):
 def test_a_checkpoint_whose_files_cannot_be_read_and_no_commits_replace_is_named_with_why(spark, tmp_path):
     """A V2 checkpoint whose top-level file (protocol and metadata) reads but a sidecar does not, and
     whose earlier commits are gone: the error names the checkpoint and the sidecar's failure, not
-    only the first missing commit (which hid, at ten million files, a driver out of heap)."""
+    only the first missing commit (all a user of a 10 M-file table once saw of why its file list
+    could not be read)."""
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, k INT) USING silt TBLPROPERTIES "
               "('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '5')")

@@ -35,14 +35,18 @@ object OptimizeExecutor extends Logging {
    */
   final case class AutoCompaction(partitions: Set[Map[String, String]], settings: OptimizeSettings, predicate: String)
 
-  private val heldByTable = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Long]()
+  /** The table of the last OPTIMIZE in this JVM, and how many files it held on the driver. */
+  private val lastHeld = new java.util.concurrent.atomic.AtomicReference[(String, Long)](("", -1L))
 
   /**
-   * How many files the last OPTIMIZE of the table at `tablePath` held on the driver (its candidates),
-   * or -1: what the tests read to see that a compaction of millions of files keeps only the few it rewrites.
+   * How many files the last OPTIMIZE held on the driver (its candidates) if it was of the table at
+   * `tablePath`, else -1: what the tests read to see that a compaction of millions of files keeps
+   * only the few it rewrites.
    */
-  def filesHeldByLast(tablePath: String): Long =
-    Option(heldByTable.get(new Path(tablePath).toUri.getPath)).map(_.longValue).getOrElse(-1L)
+  def filesHeldByLast(tablePath: String): Long = lastHeld.get match {
+    case (path, held) if path == new Path(tablePath).toUri.getPath => held
+    case _ => -1L
+  }
 
   /** `auto`: an auto compaction after a commit (plain bin-packing, also on clustered tables, recorded with auto = true). */
   def run(spark: SparkSession, tablePath: Path, partitionPredicate: Option[String], mode: OptimizeMode,
@@ -70,7 +74,7 @@ object OptimizeExecutor extends Logging {
       auto.forall(_.partitions.contains(a.partitionValues)) && { inScope.incrementAndGet(); prefilter.forall(_(a)) }
     }
     val numConsidered = inScope.get
-    heldByTable.put(tablePath.toUri.getPath, considered.size.toLong)
+    lastHeld.set((tablePath.toUri.getPath, considered.size.toLong))
     val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
       else Set.empty[AddFile]
     val bins = clusterBy match {
