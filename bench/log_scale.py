@@ -20,7 +20,7 @@ is always opened afresh:
 - the reference Delta Lake (its defaults, the same driver), on a copy of the table as written: the open
   (the table's schema: its snapshot), the same plans (the first builds its state, a cached Spark
   dataset), its checkpoint (`DeltaLog.checkpoint()`), then the same writes; killed after
-  REFERENCE_TIMEOUT (`--no-reference` skips it);
+  CHILD_TIMEOUT (`--no-reference` skips it);
 - the clustered shape (`--shape clustered`, also run by default): the same files without
   partitions, in a table clustered by `id` (liquid clustering's domain), their rows in the foreign
   checkpoint in a hashed order (as a checkpoint written by Spark's shuffle has them): CHECKPOINT,
@@ -230,29 +230,24 @@ def reference_measures(path: Path, files: int, clustered: bool):
 def own_checkpoint_copy(path: Path):
     """A copy of the table holding only the checkpoint Silt wrote, `_last_checkpoint` and the commit of
     the checkpoint's version (by which a reader sees that its cached snapshot is still the latest)."""
-    copy = SCRATCH / "copy"
-    rm(copy)
-    (copy / "_delta_log").mkdir(parents=True)
-    for p in (path / "_delta_log").iterdir():
-        if (".checkpoint." in p.name and not p.name.startswith(f"{0:020d}")) or p.name in ("_last_checkpoint", f"{TAIL:020d}.json"):
-            (copy / "_delta_log" / p.name).hardlink_to(p)
-    return copy
+    return log_copy(path, SCRATCH / "copy", lambda name: (".checkpoint." in name and not name.startswith(f"{0:020d}"))
+                    or name in ("_last_checkpoint", f"{TAIL:020d}.json"))
 
 
 def run_child(path, files, driver_memory, mode, clustered=False):
     """The measures of the table at `path` in a new Python process and JVM: `mode` "checkpoint" or "read"
-    (Silt's `measures`) or "reference"; a JVM still running after REFERENCE_TIMEOUT seconds is killed."""
+    (Silt's `measures`) or "reference"; a JVM still running after CHILD_TIMEOUT seconds is killed."""
     cmd = [sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory, mode,
            "clustered" if clustered else "partitioned"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent),
-                           timeout=REFERENCE_TIMEOUT)
+                           timeout=CHILD_TIMEOUT)
         heap = " (out of heap)" if "OutOfMemoryError" in r.stderr else ""
         stdout, ended = r.stdout, None if r.returncode == 0 else \
             f"the JVM ended with code {r.returncode}{heap}: {r.stderr[-500:]}"
     except subprocess.TimeoutExpired as e:
         stdout, ended = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), \
-            f"killed after {REFERENCE_TIMEOUT} s"
+            f"killed after {CHILD_TIMEOUT} s"
     out = {}
     for line in stdout.splitlines():
         if line.startswith(STEP_MARKER):
@@ -265,12 +260,14 @@ def run_child(path, files, driver_memory, mode, clustered=False):
     return out
 
 
-def log_copy(path: Path, copy: Path) -> Path:
-    """A copy of the table's log (hard links: the writer replaces files, never changes them)."""
+def log_copy(path: Path, copy: Path, keep=lambda name: True) -> Path:
+    """A copy of the table's log files whose names `keep` keeps (hard links: writers add or replace
+    files, never change them)."""
     rm(copy)
     (copy / "_delta_log").mkdir(parents=True)
     for p in (path / "_delta_log").iterdir():
-        (copy / "_delta_log" / p.name).hardlink_to(p)
+        if keep(p.name):
+            (copy / "_delta_log" / p.name).hardlink_to(p)
     return copy
 
 
@@ -363,7 +360,7 @@ def summary_rows(r):
 DRIVER_MEMORY = "1g"
 STEP_MARKER = "@@STEP@@ "
 # A JVM that thrashes its heap without running out of it is killed after this long (its steps so far kept).
-REFERENCE_TIMEOUT = 1200
+CHILD_TIMEOUT = 1200
 
 
 def parser():
