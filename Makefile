@@ -10,21 +10,26 @@ JARS    := python/silt/jars
 # its smoke tests run on (the newest patch release on PyPI). The default minor is the development
 # environment's (.venv) and gets the full test suite.
 DEFAULT_MINOR := 4.2
-OTHER_MINORS  := 4.0 4.1 4.3
+OTHER_MINORS  := 3.5 4.0 4.1 4.3
+BUILD_3.5     := 3.5.9
 BUILD_4.0     := 4.0.1
 BUILD_4.1     := 4.1.3
 BUILD_4.2     := 4.2.0
 BUILD_4.3     := 4.3.0
+PYSPARK_3.5   := 3.5.9
 PYSPARK_4.0   := 4.0.5
 PYSPARK_4.1   := 4.1.4
 PYSPARK_4.2   := 4.2.0
 PYSPARK_4.3   := 4.3.0
 FROM_PYSPARK  := 4.3
 VENVS         := .venvs
-jar_of = $(JARS)/silt-spark_$(1)_2.13-$(VERSION).jar
+# The Scala a minor's jar is built for: Spark 3.5's is 2.12, Spark 4's 2.13.
+SCALA_3.5     := 2.12
+scala_of = $(or $(SCALA_$(1)),2.13)
+jar_of = $(JARS)/silt-spark_$(1)_$(call scala_of,$(1))-$(VERSION).jar
 OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
 # The minors whose smoke tests `make test` runs (the oldest); the second tier runs the others'.
-TIER1_MINORS  := 4.0
+TIER1_MINORS  := 3.5
 TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
 SMOKE_MINORS  := $(TIER1_MINORS)
 # Which smoke tests: in `make test` not those of the second tier (marked full too), nor those running
@@ -89,16 +94,18 @@ jars: $(foreach m,$(DEFAULT_MINOR) $(OTHER_MINORS),$(call jar_of,$(m)))
 
 # One sbt at a time: each other minor's jar waits for the one before it (order only; a new minor in
 # OTHER_MINORS gets a line here).
-$(call jar_of,4.0): | $(call jar_of,$(DEFAULT_MINOR))
+$(call jar_of,3.5): | $(call jar_of,$(DEFAULT_MINOR))
+$(call jar_of,4.0): | $(call jar_of,3.5)
 $(call jar_of,4.1): | $(call jar_of,4.0)
 $(call jar_of,4.3): | $(call jar_of,4.1)
 # A minor compiled against its pyspark's jars needs that environment first.
 $(foreach m,$(FROM_PYSPARK),$(call jar_of,$(m))): $(JARS)/silt-spark_%_2.13-$(VERSION).jar: $(VENVS)/spark-%/.installed
 $(JARS)/silt-spark_%_2.13-$(VERSION).jar: $(ENGINE_SOURCES)
-	$(SBT) -Dsilt.spark=$(BUILD_$*) $(if $(filter $*,$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$*)) package < /dev/null
-	$(call install_jar,$*)
+	$(call build_jar,$*)
+$(JARS)/silt-spark_%_2.12-$(VERSION).jar: $(ENGINE_SOURCES)
+	$(call build_jar,$*)
 
-# Silt's artifacts (io.silt:silt-spark_<minor>_2.13) in the local Maven repository, ~/.m2/repository,
+# Silt's artifacts (io.silt:silt-spark_<minor>_<Scala>) in the local Maven repository, ~/.m2/repository,
 # where spark-submit --packages and Maven or sbt builds find them; one sbt at a time, minor by minor.
 publish-local: jars
 	$(SBT) publish < /dev/null
@@ -116,10 +123,15 @@ $(JVM_EXAMPLE): $(ENGINE_SOURCES) $(shell find examples/jvm -name '*.scala') | $
 # The jars folder inside a venv's pyspark.
 pyspark_jars = $$($(VENVS)/spark-$(1)/bin/python -c 'import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
 
+define build_jar
+	$(SBT) -Dsilt.spark=$(BUILD_$(1)) $(if $(filter $(1),$(FROM_PYSPARK)),-Dsilt.spark.jars=$(call pyspark_jars,$(1))) package < /dev/null
+	$(call install_jar,$(1))
+endef
+
 define install_jar
 	mkdir -p $(JARS)
-	rm -f $(JARS)/silt-spark_$(1)_2.13-*.jar
-	cp target/spark-$(1)/silt-spark_$(1)_2.13-$(VERSION).jar $(JARS)/
+	rm -f $(JARS)/silt-spark_$(1)_*.jar
+	cp target/spark-$(1)/silt-spark_$(1)_$(call scala_of,$(1))-$(VERSION).jar $(JARS)/
 endef
 
 # The wheel (every minor's jar inside) and the source distribution, in dist/.

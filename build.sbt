@@ -1,12 +1,13 @@
 // sbt build of the Silt engine jar: Spark is provided, the SQL parser is generated from grammar/.
 // One jar per Spark minor: -Dsilt.spark=4.3.0 selects the release built against (4.2.0 by default).
 val sparkVersion = sys.props.getOrElse("silt.spark", "4.2.0")
-val SupportedMinors = Seq("4.0", "4.1", "4.2", "4.3")
+val SupportedMinors = Seq("3.5", "4.0", "4.1", "4.2", "4.3")
 val sparkMinor = {
   val m = sparkVersion.split('.').take(2).mkString(".")
   if (!SupportedMinors.contains(m)) sys.error(s"Silt builds for Spark ${SupportedMinors.mkString(", ")}, not $m")
   m
 }
+val onSpark3 = sparkMinor == "3.5"
 // A Spark release Maven Central lacks is compiled against the jars inside its pyspark release:
 // -Dsilt.spark.jars=<that release's pyspark/jars folder> (the Makefile passes its venv's).
 val sparkJars = sys.props.get("silt.spark.jars").map(file)
@@ -22,14 +23,17 @@ def shimApplies(folder: String): Boolean = folder.stripPrefix("spark-").split('-
 }
 // spark-connect: the Connect server's plugin interfaces (io.silt.connect), used only when a server runs; its
 // own jar is enough (it holds the protocol classes), and its dependencies are not all on Maven Central.
-val sparkDependency = if (sparkJars.isDefined) Nil else Seq(
-  "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-  ("org.apache.spark" %% "spark-connect" % sparkVersion % Provided).intransitive())
-val antlrVersion = "4.13.1" // the ANTLR runtime Spark ships
+// Spark 3.5's Connect plugin interface is another (and its server is not in pyspark 3.5): no plugin is built for it.
+val sparkDependency = if (sparkJars.isDefined) Nil else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided) ++
+  (if (onSpark3) Nil else Seq(("org.apache.spark" %% "spark-connect" % sparkVersion % Provided).intransitive()))
+// Spark 3.5 is built for Scala 2.12 and ships ANTLR 4.9 (whose runtime cannot read a parser that 4.10 or
+// later generated); Spark 4 for Scala 2.13 with ANTLR 4.13. The same sources compile under both Scalas.
+val antlrVersion = if (onSpark3) "4.9.3" else "4.13.1" // the ANTLR runtime Spark ships
+val scalaRelease = if (onSpark3) "2.12.18" else "2.13.18" // the Scala library Spark ships
 
 ThisBuild / organization := "io.silt"
 ThisBuild / version := "0.1.0"
-ThisBuild / scalaVersion := "2.13.18"
+ThisBuild / scalaVersion := scalaRelease
 ThisBuild / versionScheme := Some("early-semver")
 
 lazy val Antlr = config("antlr").hide
@@ -53,7 +57,7 @@ lazy val root = (project in file("."))
   .configs(Antlr)
   .settings(
     name := "silt-spark",
-    // Published as io.silt:silt-spark_<minor>_2.13 (one artifact per Spark minor, as the jars are), to
+    // Published as io.silt:silt-spark_<minor>_<Scala binary> (one artifact per Spark minor, as the jars are), to
     // -Dsilt.publish.dir (a Maven repository folder; ~/.m2/repository by default): `make publish-local`.
     moduleName := s"silt-spark_$sparkMinor",
     publishMavenStyle := true,
@@ -84,14 +88,22 @@ lazy val root = (project in file("."))
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
       "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
-    ),
+    ) ++ (if (onSpark3) Seq(
+      // scala.jdk.CollectionConverters and 2.13's collection methods on Scala 2.12 (Spark 3.5 ships it)
+      "org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided) else Nil),
     generateParser := {
       val cp = update.value.select(configurationFilter("antlr"))
       val grammar = baseDirectory.value / "grammar" / "SiltSqlBase.g4"
       val out = (Compile / sourceManaged).value / "antlr" / "io" / "silt" / "sql" / "parser"
       val s = streams.value
       val cached = FileFunction.cached(s.cacheDirectory / "antlr-java", FilesInfo.hash) { _ =>
-        runAntlr(cp, grammar, "Java", out, Some("io.silt.sql.parser"), s.log).toSet
+        // ANTLR 4.9 has no caseInsensitive option: its parser reads an upper-cased stream (sql.UpperCaseCharStream)
+        val source = if (!onSpark3) grammar else {
+          val copy = (Compile / sourceManaged).value / "antlr-grammar" / grammar.getName
+          IO.write(copy, IO.read(grammar).replace("options { caseInsensitive = true; }", ""))
+          copy
+        }
+        runAntlr(cp, source, "Java", out, Some("io.silt.sql.parser"), s.log).toSet
       }
       cached(Set(grammar)).toSeq.filter(_.getName.endsWith(".java"))
     },
@@ -154,4 +166,4 @@ lazy val jvmExampleOnDelta = (project in file("examples/jvm/on-delta"))
   )
 
 lazy val assemblyLikeJarName = Compile / packageBin / artifactPath :=
-  target.value / s"silt-spark_${sparkMinor}_2.13-${version.value}.jar"
+  target.value / s"silt-spark_${sparkMinor}_${scalaBinaryVersion.value}-${version.value}.jar"

@@ -4,7 +4,7 @@ import pyspark
 import pytest
 
 import silt
-from silt.session import SPARK_MINORS, spark_minor
+from silt.session import SPARK_MINORS, jar_name, spark_minor
 
 pytestmark = pytest.mark.smoke
 
@@ -12,21 +12,24 @@ pytestmark = pytest.mark.smoke
 def test_the_installed_pysparks_jar_is_bundled_and_picked():
     minor = spark_minor()
     assert minor == ".".join(pyspark.__version__.split(".")[:2])
-    assert silt.jar_path().name == f"silt-spark_{minor}_2.13-{silt.__version__}.jar"
+    assert silt.jar_path().name == f"{jar_name(minor)}-{silt.__version__}.jar"
+    # pyspark 3.5 is built for Scala 2.12, pyspark 4 for 2.13: the jar is the one for its Scala
+    assert jar_name(minor).endswith("_2.12" if minor == "3.5" else "_2.13")
 
 
 @pytest.mark.full  # every minor's jar is built for the second tier (make test builds those it runs)
-@pytest.mark.parametrize("version,minor", [("4.0.5", "4.0"), ("4.1.4", "4.1"), ("4.2.1", "4.2"), ("4.3.0", "4.3")])
-def test_each_supported_minor_has_its_jar(version, minor):
+@pytest.mark.parametrize("version,minor,scala", [("3.5.9", "3.5", "2.12"), ("4.0.5", "4.0", "2.13"), ("4.1.4", "4.1", "2.13"),
+                                                ("4.2.1", "4.2", "2.13"), ("4.3.0", "4.3", "2.13")])
+def test_each_supported_minor_has_its_jar(version, minor, scala):
     assert minor in SPARK_MINORS
-    assert silt.jar_path(version).name.startswith(f"silt-spark_{minor}_2.13-")
+    assert silt.jar_path(version).name.startswith(f"silt-spark_{minor}_{scala}-")
 
 
-@pytest.mark.parametrize("version", ["3.5.3", "4.4.0", "5.0.0"])
+@pytest.mark.parametrize("version", ["3.4.4", "4.4.0", "5.0.0"])
 def test_an_unsupported_spark_is_refused_by_name(version):
     with pytest.raises(silt.UnsupportedSparkVersionException) as info:
         silt.jar_path(version)
-    assert version in str(info.value) and "4.0" in str(info.value) and "4.3" in str(info.value)
+    assert version in str(info.value) and "3.5" in str(info.value) and "4.3" in str(info.value)
 
 
 def test_the_session_runs_the_jar_of_its_spark(spark):

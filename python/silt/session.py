@@ -22,8 +22,15 @@ STORAGES = ("s3",)
 B = TypeVar("B")
 
 
-# The Spark minors a jar is bundled for (silt-spark_<minor>_2.13-<version>.jar each).
-SPARK_MINORS = ("4.0", "4.1", "4.2", "4.3")
+# The Spark minors a jar is bundled for (silt-spark_<minor>_<Scala>-<version>.jar each), and the Scala
+# each minor's pyspark is built for where it is not 2.13.
+SPARK_MINORS = ("3.5", "4.0", "4.1", "4.2", "4.3")
+SCALA_OF_MINOR = {"3.5": "2.12"}
+
+
+def jar_name(minor: str) -> str:
+    """The name of the engine jar for Spark ``minor`` without its version: silt-spark_3.5_2.12."""
+    return f"silt-spark_{minor}_{SCALA_OF_MINOR.get(minor, '2.13')}"
 
 
 def spark_minor(version: Optional[str] = None) -> str:
@@ -49,10 +56,10 @@ def jar_path(spark_version: Optional[str] = None) -> Path:
         raise UnsupportedSparkVersionException(
             f"Silt supports Spark {', '.join(SPARK_MINORS)}, not {shown}: install a supported pyspark "
             f"(pip install 'pyspark>={SPARK_MINORS[0]},<{_next_minor(SPARK_MINORS[-1])}')")
-    jars = sorted((Path(__file__).parent / "jars").glob(f"silt-spark_{minor}_2.13-*.jar"))
+    jars = sorted((Path(__file__).parent / "jars").glob(f"{jar_name(minor)}-*.jar"))
     if not jars:
         raise UnsupportedSparkVersionException(
-            f"the Silt engine jar for Spark {minor} (silt-spark_{minor}_2.13) is missing from the silt package "
+            f"the Silt engine jar for Spark {minor} ({jar_name(minor)}) is missing from the silt package "
             f"(running {shown}); build it with `make jars`")
     return jars[-1]
 

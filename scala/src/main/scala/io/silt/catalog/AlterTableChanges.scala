@@ -1,6 +1,7 @@
 package io.silt.catalog
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.shims.CatalogDefinitions
 import io.silt.write.{AddColumns, ChangeColumn, RenameDropColumns, TableClustering, TableWriter}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -26,9 +27,9 @@ private[catalog] object AlterTableChanges {
   private def as[T](changes: Seq[TableChange]) = changes.map(_.asInstanceOf[T])
 
   private object Cluster extends AlterKind {
-    def accepts(cs: Seq[TableChange], s: StructType) = cs.size == 1 && cs.head.isInstanceOf[ClusterBy]
+    def accepts(cs: Seq[TableChange], s: StructType) = cs.size == 1 && CatalogDefinitions.clusteringOf(cs.head).isDefined
     def run(spark: SparkSession, path: Path, cs: Seq[TableChange]) = {
-      TableClustering.alter(spark, path, cs.head.asInstanceOf[ClusterBy].clusteringColumns.toSeq.map(_.fieldNames.mkString(".")))
+      TableClustering.alter(spark, path, CatalogDefinitions.clusteringOf(cs.head).get)
       None
     }
   }

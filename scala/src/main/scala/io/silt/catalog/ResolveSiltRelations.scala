@@ -37,7 +37,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         val requested = r.options.asCaseSensitiveMap.asScala.toMap
         if (ReadOptions.readsChangeFeed(requested)) changeFeedOf(t, output, requested) else {
           val table = withReadOptions(t, requested)
-          LogicalRelation(table.toRelation, output, table.catalogTable, isStreaming = false, stream = None)
+          SiltRelation.scan(table.toRelation, output, table.catalogTable)
         }
     }
   }
@@ -78,7 +78,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         val earlier = t.copy(timeTravel = tt)
         // the plan was resolved against the latest columns, which the earlier version must have
         if (earlier.schema() != t.schema()) throw new InvalidTableOperationException(s"${t.name()} had other " +
-          s"columns at ${tt}; read it with spark.read.format(\"silt\").option(...).load(path) or SQL VERSION AS OF")
+          s"columns at ${tt}; read it with spark.read.format('silt').option(...).load(path) or SQL VERSION AS OF")
         earlier
     }
   }

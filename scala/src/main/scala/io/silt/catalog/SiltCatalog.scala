@@ -10,6 +10,7 @@ import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
 import io.silt.features.{ColumnMapping, IdentityColumns}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
+import io.silt.shims.{CatalogDefinitions, ColumnStagingCatalog}
 import io.silt.write.{ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -18,7 +19,7 @@ import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType, CatalogUtils}
 import org.apache.spark.sql.connector.catalog._
-import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
@@ -28,14 +29,13 @@ import org.apache.spark.sql.types.{StructField, StructType}
  * ([[StagedSiltTable]]) so that each is one commit. Everything else is delegated to Spark's own
  * session catalog.
  */
-class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog with Logging {
+class SiltCatalog extends DelegatingCatalogExtension with ColumnStagingCatalog with Logging {
   private def spark: SparkSession = SparkSession.active
 
   // Defaults and generation expressions reach createTable as given (kept as Delta keeps them).
   override def capabilities(): util.Set[TableCatalogCapability] =
-    util.EnumSet.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE,
-      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_GENERATED_COLUMNS,
-      TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_IDENTITY_COLUMNS)
+    (Seq(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE, TableCatalogCapability.SUPPORTS_CREATE_TABLE_WITH_GENERATED_COLUMNS) ++
+      CatalogDefinitions.identityCapabilities).toSet.asJava
 
   override def loadTable(ident: Identifier): Table = load(ident, TimeTravel.Latest)
 
@@ -245,13 +245,13 @@ class SiltCatalog extends DelegatingCatalogExtension with StagingTableCatalog wi
 
   private def partitionColumnsOf(partitions: Array[Transform]): Seq[String] = partitions.toSeq.flatMap {
     case t if t.name == "identity" && t.references.length == 1 => Some(t.references.head.fieldNames.mkString("."))
-    case ClusterByTransform(_) => None
+    case t if CatalogDefinitions.clusteringOf(t).isDefined => None
     case other => throw new InvalidTableOperationException(s"Silt tables are partitioned by columns, not by $other")
   }
 
   /** The CLUSTER BY columns among a new table's transforms; partitioning it too is refused, as in Delta Lake. */
   private def clusteringOf(partitions: Array[Transform]): Option[Seq[String]] = {
-    val clusterBy = partitions.collectFirst { case ClusterByTransform(columns) => columns.map(_.fieldNames.mkString(".")) }
+    val clusterBy = partitions.toSeq.flatMap(t => CatalogDefinitions.clusteringOf(t)).headOption
     if (clusterBy.isDefined && partitionColumnsOf(partitions).nonEmpty) {
       throw new InvalidTableOperationException("clustering and partitioning cannot both be specified: remove " +
         "PARTITIONED BY (or partitionBy) to create a clustered table")
@@ -292,7 +292,7 @@ object SiltCatalog {
     val commented = Option(c.comment).map(f.withComment).getOrElse(f)
     val defaulted = ColumnDefaults.withDefault(commented, Option(c.defaultValue).map(_.getSql))
     val generated = Option(c.generationExpression).map(GeneratedColumns.withExpression(defaulted, _)).getOrElse(defaulted)
-    Option(c.identityColumnSpec).map(i => IdentityColumns.define(generated, i.getStart, i.getStep, i.isAllowExplicitInsert))
+    CatalogDefinitions.identityOf(c).map { case (start, step, explicit) => IdentityColumns.define(generated, start, step, explicit) }
       .getOrElse(generated)
   })
 

@@ -10,6 +10,7 @@ import io.silt.config.TableFileSystem
 import io.silt.dml.ReplaceMatchingRows
 import io.silt.features.ColumnMapping
 import io.silt.log.TableLog
+import io.silt.shims.TypeCheckingRelationProvider
 import scala.util.chaining._
 import io.silt.read.{ChangeFeed, ChangeFeedRelation, ReadOptions, SiltParquetFileFormat, SiltRelation, SourceOptions,
   StreamingSource, TimeTravel}
@@ -31,7 +32,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * TableProvider so that `USING silt` tables go through [[SiltCatalog]], and a V1 relation
  * provider for path-based reads and writes.
  */
-class SiltDataSource extends DataSourceRegister with RelationProvider with CreatableRelationProvider with TableProvider
+class SiltDataSource extends DataSourceRegister with RelationProvider with TypeCheckingRelationProvider with TableProvider
     with StreamSinkProvider with StreamSourceProvider {
 
   override def shortName(): String = "silt"

@@ -14,7 +14,7 @@ import org.apache.spark.sql.sources.InsertableRelation
 import org.apache.spark.sql.types.StructType
 
 /** Which staged statement: CREATE TABLE AS SELECT, REPLACE TABLE [AS SELECT], or CREATE OR REPLACE. */
-sealed abstract class StagedKind(val mayExist: Boolean, val mustExist: Boolean, val mode: CreateMode) {
+sealed abstract class StagedKind(val mayExist: Boolean, val mustExist: Boolean, val mode: CreateMode) extends Serializable {
 }
 object StagedKind {
   case object Create extends StagedKind(mayExist = false, mustExist = false, CreateMode.Create)

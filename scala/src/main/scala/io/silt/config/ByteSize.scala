@@ -1,5 +1,7 @@
 package io.silt.config
 
+import scala.util.Try
+
 /** Byte sizes as settings and options write them. */
 object ByteSize {
   /** A positive byte size such as 134217728, 128m or 1g, as bytes; None when it is not one. */
@@ -12,6 +14,6 @@ object ByteSize {
       case "g" => Some(1L << 30)
       case _ => None
     }
-    if (digits.isEmpty) None else multiplier.flatMap(m => digits.toLongOption.map(_ * m)).filter(_ > 0)
+    if (digits.isEmpty) None else multiplier.flatMap(m => Try(digits.toLong).toOption.map(_ * m)).filter(_ > 0)
   }
 }

@@ -1,5 +1,7 @@
 package io.silt.config
 
+import scala.util.Try
+
 import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.sql.{RuntimeConfig, SparkSession}
 
@@ -62,10 +64,10 @@ final class Setting[T] private[config] (
   private val deltaPattern = deltaKey.map(patternOf)
 
   /** Whether `k` is this setting's key, or one of its keys when the key has a placeholder. */
-  def matches(k: String): Boolean = pattern.matches(k)
+  def matches(k: String): Boolean = pattern.pattern.matcher(k).matches()
 
   /** Whether `k` is this setting's Delta Lake key (or one of them, with a placeholder). */
-  def matchesDeltaKey(k: String): Boolean = deltaPattern.exists(_.matches(k))
+  def matchesDeltaKey(k: String): Boolean = deltaPattern.exists(_.pattern.matcher(k).matches())
 
   /**
    * Every value set in the session for a key with a placeholder, by the placeholder's value (lower
@@ -73,7 +75,7 @@ final class Setting[T] private[config] (
    */
   def byPart(conf: RuntimeConfig, keepCase: Boolean = false): Map[String, T] =
     if (template.findFirstIn(key).isEmpty) Map.empty else {
-    def under(p: scala.util.matching.Regex) = conf.getAll.toSeq.collect { case (k, v) if p.matches(k) =>
+    def under(p: scala.util.matching.Regex) = conf.getAll.toSeq.collect { case (k, v) if p.pattern.matcher(k).matches() =>
       val part = p.findFirstMatchIn(k).get.group(1)
       (if (keepCase) part else part.toLowerCase) -> parseAs(k, v)
     }.toMap
@@ -95,18 +97,18 @@ private[config] object Setting {
       v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, None)
 
   def int(key: String, default: Int, min: Int, doc: String): Setting[Int] =
-    new Setting(key, default.toString, doc, s"an integer >= $min", v => v.toIntOption.filter(_ >= min), Some(default))
+    new Setting(key, default.toString, doc, s"an integer >= $min", v => Try(v.toInt).toOption.filter(_ >= min), Some(default))
 
   /** An integer that is 0 (the feature is off) or at least `min`. */
   def intOrOff(key: String, min: Int, doc: String): Setting[Int] =
-    new Setting(key, "0", doc, s"0 (off) or an integer >= $min", v => v.toIntOption.filter(i => i == 0 || i >= min), Some(0))
+    new Setting(key, "0", doc, s"0 (off) or an integer >= $min", v => Try(v.toInt).toOption.filter(i => i == 0 || i >= min), Some(0))
 
   def long(key: String, default: Option[Long], min: Long, doc: String): Setting[Long] =
-    new Setting(key, default.fold("(none)")(_.toString), doc, s"an integer >= $min", v => v.toLongOption.filter(_ >= min), default)
+    new Setting(key, default.fold("(none)")(_.toString), doc, s"an integer >= $min", v => Try(v.toLong).toOption.filter(_ >= min), default)
 
   def fraction(key: String, default: Double, doc: String): Setting[Double] =
     new Setting(key, default.toString, doc, "a number from 0 to 1",
-      v => v.toDoubleOption.filter(d => d >= 0 && d <= 1), Some(default))
+      v => Try(v.toDouble).toOption.filter(d => d >= 0 && d <= 1), Some(default))
 
   /** A string value that `check` accepts; `accepted` says which, for the error. */
   def checked(key: String, defaultText: String, accepted: String, doc: String)(check: String => Boolean): Setting[String] =

@@ -49,8 +49,11 @@ final case class DmlTarget(relation: LogicalRelation, index: SiltFileIndex) exte
 
 object DmlTarget {
   def unapply(plan: LogicalPlan): Option[DmlTarget] = EliminateSubqueryAliases(plan) match {
-    case l @ LogicalRelation(fs: HadoopFsRelation, _, _, _, _) => fs.location match {
-      case i: SiltFileIndex => Some(DmlTarget(l, i))
+    case l: LogicalRelation => l.relation match {
+      case fs: HadoopFsRelation => fs.location match {
+        case i: SiltFileIndex => Some(DmlTarget(l, i))
+        case _ => None
+      }
       case _ => None
     }
     case _ => None

@@ -124,7 +124,7 @@ object MergeSchemaEvolution {
       }
     }
     val widened = r.output.flatMap(a => output.find(o => o.exprId == a.exprId && o.dataType != a.dataType).map(a -> _))
-    val scan = LogicalRelation(relation, output, catalogTable, isStreaming = false, stream = None)
+    val scan = SiltRelation.scan(relation, output, catalogTable)
     val planned = m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => scan })
       .rewriteAttrs(AttributeMap(widened.map { case (a, b) => a -> (b: Attribute) })).asInstanceOf[MergeIntoTable]
     recast(planned, widened.map { case (a, _) => a.exprId -> a.dataType }.toMap)

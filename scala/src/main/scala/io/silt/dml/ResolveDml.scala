@@ -23,7 +23,8 @@ object ResolveDml extends Rule[LogicalPlan] {
       if (completed ne assignments) named // the generated columns' values resolve first
       else if (named.resolved) UpdateCommand(t, named.assignments, cond) else u
     // WITH SCHEMA EVOLUTION: the target was widened when it was resolved (MergeSchemaEvolution).
-    case m @ MergeIntoTable(t @ DmlTarget(_), _, _, _, _, _, _) if m.targetTable.resolved && m.sourceTable.resolved =>
+    case m: MergeIntoTable if DmlTarget.unapply(m.targetTable).isDefined && m.targetTable.resolved && m.sourceTable.resolved =>
+      val t = m.targetTable
       var completed = false
       def complete(as: Seq[Assignment], insert: Boolean) = {
         val c = if (as.forall(_.resolved)) generated(as, t, insert) else as

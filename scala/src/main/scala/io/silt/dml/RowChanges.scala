@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
 
 /** What happens to a row of a DELETE, UPDATE or MERGE (its `code` is the action column's value). */
-sealed abstract class RowChange(val code: Int)
+sealed abstract class RowChange(val code: Int) extends Serializable
 
 object RowChange {
   /** A target row that stays as it is. */

@@ -36,8 +36,9 @@ private[dml] object TouchedFiles {
           counts(key) = counts.getOrElse(key, 0L) + 1L
         }
         counts.iterator
-      }.collect().groupMapReduce(_._1)(_._2)(_ + _)
-    val counts = RowCounts.of(perFile.groupMapReduce { case ((_, code), _) => RowChange.fromCode(code) }(_._2)(_ + _))
+      }.collect().groupBy(_._1).map { case (key, counted) => key -> counted.map(_._2).sum }
+    val counts = RowCounts.of(perFile.groupBy { case ((_, code), _) => RowChange.fromCode(code) }
+      .map { case (change, files) => change -> files.values.sum })
     TouchedFiles(perFile.keysIterator.collect { case (p, code) if code != RowChange.Insert.code => p }.toSet, counts)
   }
 

@@ -6,7 +6,7 @@ import java.util.UUID
 import org.apache.hadoop.fs.Path
 
 /** Where a deletion vector is stored: the protocol's one-letter `storageType`. */
-sealed abstract class DvStorage(val code: String) {
+sealed abstract class DvStorage(val code: String) extends Serializable {
   override def toString: String = code
 }
 

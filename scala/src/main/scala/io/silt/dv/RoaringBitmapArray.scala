@@ -122,7 +122,7 @@ object RoaringBitmapArray {
     val buckets = mutable.TreeMap.empty[Int, RoaringBitmap]
     var last = Long.MinValue
     // a body shorter than its bucket count or bitmap headers claim (found by fuzzing)
-    try (0L until n).foreach { _ =>
+    try { (0L until n).foreach { _ =>
       val key = bb.getInt
       if ((key & 0xffffffffL) <= last) throw new IllegalArgumentException("bitmap buckets are not in ascending order")
       last = key & 0xffffffffL
@@ -132,7 +132,7 @@ object RoaringBitmapArray {
       }
       bb.position(bb.position() + b.serializedSizeInBytes())
       buckets(key) = b
-    } catch {
+    } } catch {
       case e @ (_: java.nio.BufferUnderflowException | _: IndexOutOfBoundsException) =>
         throw new IllegalArgumentException(s"the bitmap is truncated: its ${bytes.length} bytes end inside bucket ${buckets.size}", e)
     }

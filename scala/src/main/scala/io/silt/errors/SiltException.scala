@@ -1,6 +1,6 @@
 package io.silt.errors
 
-import org.apache.spark.SparkThrowable
+import io.silt.shims.ThrowableWithCondition
 
 /**
  * The root of Silt's typed errors. Each carries an error class and SQLSTATE (Delta Lake's, where
@@ -9,7 +9,7 @@ import org.apache.spark.SparkThrowable
  * Connect, where only the message travels) maps `[ClassName]` to the exception of the same name.
  */
 abstract class SiltException(detail: String, cause: Throwable = null)
-    extends RuntimeException(null, cause) with SparkThrowable {
+    extends RuntimeException(null, cause) with ThrowableWithCondition {
   /** This error's class and SQLSTATE. */
   def errorClass: ErrorClass
 
@@ -17,7 +17,6 @@ abstract class SiltException(detail: String, cause: Throwable = null)
   def detailMessage: String = detail
 
   override def getMessage: String = s"[${errorClass.name}] [${getClass.getSimpleName}] $detail SQLSTATE: ${errorClass.sqlState}"
-  override def getCondition: String = errorClass.name
   override def getErrorClass: String = errorClass.name
   override def getSqlState: String = errorClass.sqlState
   override def getMessageParameters: java.util.Map[String, String] = java.util.Collections.emptyMap()

@@ -1,5 +1,7 @@
 package io.silt.features
 
+import scala.util.Try
+
 import io.silt.actions._
 import java.util.UUID
 
@@ -100,7 +102,7 @@ object ColumnMapping {
     }
     val maxKey = m.configuration.keys.find(_.equalsIgnoreCase(MaxColumnIdKey))
     val ids = fields(m.schema).collect { case f if f.metadata.contains(IdKey) => f.metadata.getLong(IdKey) }
-    var maxId = (maxKey.flatMap(k => m.configuration(k).trim.toLongOption).getOrElse(0L) +: ids).max
+    var maxId = (maxKey.flatMap(k => Try(m.configuration(k).trim.toLong).toOption).getOrElse(0L) +: ids).max
     val schema = mapFields(m.schema) { f =>
       val md = new MetadataBuilder().withMetadata(f.metadata)
       if (!f.metadata.contains(IdKey)) { maxId += 1; md.putLong(IdKey, maxId) }

@@ -3,7 +3,7 @@ package io.silt.features
 import io.silt.actions.{Action, Metadata, Protocol}
 
 /** The work a feature's files need before DROP FEATURE can take it out of the protocol. */
-sealed abstract class DropCleanup(val description: String)
+sealed abstract class DropCleanup(val description: String) extends Serializable
 object DropCleanup {
   /** Nothing: turning its properties off is enough. */
   case object None extends DropCleanup("none")

@@ -1,5 +1,7 @@
 package io.silt.features
 
+import scala.util.Try
+
 import io.silt.actions._
 import io.silt.errors.{UnsupportedOptionException, UnsupportedTableFeatureException}
 
@@ -46,7 +48,7 @@ object ProtocolRequest {
     val (protocolProps, rest) = properties.partition { case (k, _) => isProtocolKey(k) }
     def version(key: String, max: Int): Option[Int] = protocolProps.collectFirst {
       case (k, v) if k.equalsIgnoreCase(key) =>
-        v.trim.toIntOption.filter(n => n >= 1 && n <= max).getOrElse(throw new UnsupportedOptionException(key,
+        Try(v.trim.toInt).toOption.filter(n => n >= 1 && n <= max).getOrElse(throw new UnsupportedOptionException(key,
           s"$key must be one of ${(1 to max).mkString(", ")}, not '$v'"))
     }
     val writable = TableFeatures.all.filter(_.support.writes).map(_.name)

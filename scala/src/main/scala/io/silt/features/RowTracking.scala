@@ -67,7 +67,7 @@ object RowTracking {
   def assign(actions: Seq[Action], highWaterMark: Option[Long], version: Long): Seq[Action] = {
     // A commit may carry a mark of its own (a clone takes its source's): ids go above both.
     val declared = this.highWaterMark(actions.collect { case d: DomainMetadata => d })
-    val start = (highWaterMark ++ declared).maxOption
+    val start = (highWaterMark ++ declared).reduceOption(_ max _)
     var mark = start.getOrElse(-1L)
     val assigned = actions.map {
       case a: AddFile =>

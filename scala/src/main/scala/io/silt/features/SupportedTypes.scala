@@ -1,6 +1,7 @@
 package io.silt.features
 
 import io.silt.errors.InvalidTableOperationException
+import io.silt.shims.SparkTypes
 import org.apache.spark.sql.types._
 
 /**
@@ -22,7 +23,8 @@ object SupportedTypes {
     // StringType is the object of the default collation; a collated string is another instance
     case t if t == StringType => Nil
     case NullType | BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | BinaryType |
-         DateType | TimestampType | TimestampNTZType | VariantType | _: DecimalType => Nil
+         DateType | TimestampType | TimestampNTZType | _: DecimalType => Nil
+    case t if SparkTypes.variant.contains(t) => Nil
     case other => Seq(path -> other)
   }
 

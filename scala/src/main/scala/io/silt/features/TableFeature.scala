@@ -4,14 +4,14 @@ import io.silt.actions.{Action, AddFile, Metadata, Protocol}
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /** Who must understand a table feature: writers only, or readers as well. */
-sealed abstract class FeatureKind(val name: String)
+sealed abstract class FeatureKind(val name: String) extends Serializable
 object FeatureKind {
   case object Writer extends FeatureKind("writer")
   case object ReaderWriter extends FeatureKind("reader-writer")
 }
 
 /** What Silt does with a table whose protocol declares a feature. */
-sealed abstract class FeatureSupport(val reads: Boolean, val writes: Boolean)
+sealed abstract class FeatureSupport(val reads: Boolean, val writes: Boolean) extends Serializable
 object FeatureSupport {
   /** Read and written with the feature's rules. */
   case object ReadWrite extends FeatureSupport(true, true)

@@ -1,11 +1,13 @@
 package io.silt.features
 
+import scala.util.Try
+
 import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
 
 /** The checkpoints a table writes (`delta.checkpointPolicy`). */
-sealed abstract class CheckpointPolicy(val name: String)
+sealed abstract class CheckpointPolicy(val name: String) extends Serializable
 object CheckpointPolicy {
   /** Classic single-file Parquet checkpoints. */
   case object Classic extends CheckpointPolicy("classic")
@@ -15,7 +17,7 @@ object CheckpointPolicy {
 }
 
 /** How columns map to Parquet fields (`delta.columnMapping.mode`). */
-sealed abstract class ColumnMappingMode(val name: String)
+sealed abstract class ColumnMappingMode(val name: String) extends Serializable
 object ColumnMappingMode {
   case object None extends ColumnMappingMode("none")
   case object Name extends ColumnMappingMode("name")
@@ -24,7 +26,7 @@ object ColumnMappingMode {
 }
 
 /** How a commit is checked against concurrent commits; Delta Lake's levels and names (`delta.isolationLevel`). */
-sealed abstract class IsolationLevel(val name: String)
+sealed abstract class IsolationLevel(val name: String) extends Serializable
 object IsolationLevel {
   /** A concurrent commit adding files that may hold rows the transaction read conflicts, a blind append too. */
   case object Serializable extends IsolationLevel("Serializable")
@@ -146,14 +148,14 @@ final case class TableProperties(configuration: Map[String, String]) {
   def inCommitTimestampEnablement: Option[(Long, Long)] = for {
     v <- get(InCommitTimestampEnablementVersion)
     t <- get(InCommitTimestampEnablementTimestamp)
-  } yield (v.toLongOption.getOrElse(throw new InvalidTableOperationException(
+  } yield (Try(v.toLong).toOption.getOrElse(throw new InvalidTableOperationException(
       s"$InCommitTimestampEnablementVersion must be a version, not '$v'")),
-    t.toLongOption.getOrElse(throw new InvalidTableOperationException(
+    Try(t.toLong).toOption.getOrElse(throw new InvalidTableOperationException(
       s"$InCommitTimestampEnablementTimestamp must be milliseconds since the epoch, not '$t'")))
 
   /** The version before which log cleanup deletes nothing (0: none). */
   def checkpointProtectedBefore: Long = get(RequireCheckpointProtectionBeforeVersion).map { v =>
-    v.toLongOption.filter(_ >= 0).getOrElse(throw new InvalidTableOperationException(
+    Try(v.toLong).toOption.filter(_ >= 0).getOrElse(throw new InvalidTableOperationException(
       s"$RequireCheckpointProtectionBeforeVersion must be a version (an integer >= 0), not '$v'"))
   }.getOrElse(0L)
   def changeDataFeed: Boolean = flag(EnableChangeDataFeed, default = false)
@@ -163,7 +165,7 @@ final case class TableProperties(configuration: Map[String, String]) {
   def writeStatsAsStruct: Boolean = flag(WriteStatsAsStruct, default = true)
 
   def checkpointInterval: Int = get(CheckpointIntervalKey).map { v =>
-    v.toIntOption.filter(_ > 0).getOrElse(
+    Try(v.toInt).toOption.filter(_ > 0).getOrElse(
       throw new InvalidTableOperationException(s"$CheckpointIntervalKey must be a positive integer, not '$v'"))
   }.getOrElse(10)
 
@@ -175,7 +177,7 @@ final case class TableProperties(configuration: Map[String, String]) {
 
   /** Leading leaf columns with statistics; -1: all of them. */
   def dataSkippingNumIndexedCols: Int = get(DataSkippingNumIndexedCols).map { v =>
-    v.toIntOption.filter(_ >= -1).getOrElse(throw new InvalidTableOperationException(
+    Try(v.toInt).toOption.filter(_ >= -1).getOrElse(throw new InvalidTableOperationException(
       s"$DataSkippingNumIndexedCols must be an integer >= -1, not '$v'"))
   }.getOrElse(32)
 

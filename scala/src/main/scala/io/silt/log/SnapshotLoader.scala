@@ -175,7 +175,7 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
             unreadable += cp -> e
             None
         }
-      }.nextOption()
+      }.find(_ => true)
       fromCheckpoint.orElse(base.map(fromBase)).getOrElse(Start(0L, None, None, Nil))
     }
     (start, unreadable.toSeq)

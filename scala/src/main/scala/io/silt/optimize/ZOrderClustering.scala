@@ -46,10 +46,10 @@ object ZOrderClustering {
     val dims = columns.size
     val levels = math.max(1, math.min(bitsPerColumn, MaxPrefixBits / dims))
     // A cell's place on the curve at `levels` bits per column is the top of its rows' keys.
-    val weights = sample.rows.indices.groupMapReduce { r =>
+    val weights = sample.rows.indices.groupBy { r =>
       val ids = bounds.indices.map(i => bounds(i).rangeOf(sample.rows(r).get(i, exprs(i).dataType)) >>> (bitsPerColumn - levels))
       curve.index(ids.toArray, levels)
-    }(r => sample.weights(r))(_ + _)
+    }.map { case (cell, rows) => cell -> rows.map(sample.weights).sum }
     val plan = CurveLayout.plan(weights, dims, levels, numFiles, splitHeavyCells = addNoise)
 
     val rangeIds = exprs.zip(bounds).map { case (e, b) => PartitionerExpr(e, b) }

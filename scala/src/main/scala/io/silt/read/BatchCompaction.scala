@@ -4,6 +4,7 @@ import java.lang.reflect.{Field, Modifier}
 
 import scala.util.Try
 
+import io.silt.shims.SparkTypes
 import org.apache.spark.sql.execution.vectorized.{ConstantColumnVector, OnHeapColumnVector, WritableColumnVector}
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
@@ -64,7 +65,8 @@ object BatchCompaction {
     case DoubleType => Some(Doubles)
     case _: StringType | BinaryType | _: DecimalType | _: ArrayType | _: MapType => Some(Offsets)
     case s: StructType => if (s.fields.forall(f => supports(f.dataType))) Some(RowChildren) else None
-    case CalendarIntervalType | VariantType => Some(RowChildren)
+    case CalendarIntervalType => Some(RowChildren)
+    case t if SparkTypes.variant.contains(t) => Some(RowChildren)
     case NullType => Some(NoValues)
     case _ => None
   }

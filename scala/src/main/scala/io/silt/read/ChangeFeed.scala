@@ -1,5 +1,7 @@
 package io.silt.read
 
+import scala.util.Try
+
 import io.silt.dv.DeletionVectorDescriptor
 import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
 import io.silt.actions.{AddCDCFile, AddFile, Metadata, RemoveFile}
@@ -45,7 +47,7 @@ object ChangeFeed {
     def bound(version: String, timestamp: String): Option[ChangeBound] = (lower.get(version.toLowerCase),
         lower.get(timestamp.toLowerCase)) match {
       case (Some(_), Some(_)) => throw new InvalidTableOperationException(s"give either $version or $timestamp, not both")
-      case (Some(v), None) => Some(ChangeBound.AtVersion(v.toLongOption.filter(_ >= 0).getOrElse(
+      case (Some(v), None) => Some(ChangeBound.AtVersion(Try(v.toLong).toOption.filter(_ >= 0).getOrElse(
         throw new VersionNotFoundException(s"$version '$v' is not a version number"))))
       case (None, Some(ts)) => Some(ChangeBound.AtTime(TimeTravel.parseTimestamp(spark, ts, timestamp), ts))
       case _ => None
@@ -172,9 +174,9 @@ object ChangeFeed {
       partitionSchema = partitionSchema,
       dataSchema = logical.add(StructField(ChangeDataFeed.ChangeTypeColumn, StringType)),
       bucketSpec = None,
-      fileFormat = new SiltParquetFileFormat(wholeFiles = false, () => ScanFiles(files.map(_.file.size).maxOption.getOrElse(0L),
+      fileFormat = new SiltParquetFileFormat(wholeFiles = false, () => ScanFiles(files.map(_.file.size).reduceOption(_ max _).getOrElse(0L),
         files.exists(f => f.file.deletionVector.isDefined || f.keepOnly.isDefined)), ColumnMapping.of(metadata)),
-      options = Map("path" -> log.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+      options = Map("path" -> log.tablePath.toString))(org.apache.spark.sql.silt.ClassicApi.session(spark))
     val all = if (streaming) SparkInternals.streamingDataFrame(spark, relation)
       else SparkInternals.dataFrame(spark, org.apache.spark.sql.execution.datasources.LogicalRelation(relation))
     all.select(logical.fieldNames.toSeq.map(Identifiers.column) ++ Seq(

@@ -5,10 +5,16 @@ import io.silt.config.TableFileSystem
 import io.silt.features.{ColumnMapping, RowTracking}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 
 /** Builds the relation Spark scans for a Silt table at one snapshot. */
 object SiltRelation {
+  /** A batch scan of `relation` whose output is `output` (attributes an earlier plan already bound). */
+  def scan(relation: org.apache.spark.sql.sources.BaseRelation,
+      output: Seq[org.apache.spark.sql.catalyst.expressions.AttributeReference],
+      catalogTable: Option[org.apache.spark.sql.catalyst.catalog.CatalogTable]): LogicalRelation =
+    // built from the two-argument form, whose signature every Spark release shares, and copied
+    LogicalRelation(relation, isStreaming = false).copy(output = output, catalogTable = catalogTable)
 
   def apply(spark: SparkSession, path: String, timeTravel: TimeTravel): HadoopFsRelation =
     forSnapshot(spark, timeTravel.snapshot(TableLog.forPath(spark, path)))
@@ -35,6 +41,6 @@ object SiltRelation {
       fileFormat = new SiltParquetFileFormat(wholeFiles, () => index.scanFilesSummary, ColumnMapping.of(metadata),
         RowTracking.readableColumns(snapshot.protocol, metadata).map(RowTrackingColumns(_))),
       // the table's own file-system settings, for the tasks that read its files (and their DVs)
-      options = TableFileSystem.optionsFor(spark, snapshot.tablePath) + ("path" -> snapshot.tablePath.toString))(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+      options = TableFileSystem.optionsFor(spark, snapshot.tablePath) + ("path" -> snapshot.tablePath.toString))(org.apache.spark.sql.silt.ClassicApi.session(spark))
   }
 }

@@ -1,5 +1,7 @@
 package io.silt.read
 
+import scala.util.Try
+
 import io.silt.config.{ByteSize, OptionSpec}
 import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.sql.SparkSession
@@ -63,19 +65,19 @@ object SourceOptions {
     OptionSpec.refuseUnhonoured("streaming read", options, Options, SparkInternal)
     val lower = options.map { case (k, v) => k.toLowerCase -> v.trim }
     def bool(name: String): Boolean = lower.get(name.toLowerCase).exists { v =>
-      v.toBooleanOption.getOrElse(throw new UnsupportedOptionException(name, s"option $name must be true or false, not '$v'"))
+      Try(v.toBoolean).toOption.getOrElse(throw new UnsupportedOptionException(name, s"option $name must be true or false, not '$v'"))
     }
     val start = (lower.get("startingversion"), lower.get("startingtimestamp")) match {
       case (Some(_), Some(_)) => throw new UnsupportedOptionException("startingVersion",
         "give either startingVersion or startingTimestamp, not both")
       case (Some(v), None) if v.equalsIgnoreCase("latest") => StartingPoint.AfterLatest
-      case (Some(v), None) => StartingPoint.FromVersion(v.toLongOption.filter(_ >= 0).getOrElse(
+      case (Some(v), None) => StartingPoint.FromVersion(Try(v.toLong).toOption.filter(_ >= 0).getOrElse(
         throw new UnsupportedOptionException("startingVersion", s"startingVersion must be a version number or " +
           s"'latest', not '$v'")))
       case (None, Some(ts)) => StartingPoint.FromTimestamp(TimeTravel.parseTimestamp(spark, ts, "startingTimestamp"), ts)
       case _ => StartingPoint.InitialSnapshot
     }
-    val maxFiles = lower.get("maxfilespertrigger").map(v => v.toIntOption.filter(_ > 0).getOrElse(
+    val maxFiles = lower.get("maxfilespertrigger").map(v => Try(v.toInt).toOption.filter(_ > 0).getOrElse(
       throw new UnsupportedOptionException("maxFilesPerTrigger", s"maxFilesPerTrigger must be a positive number, not '$v'")))
     val maxBytes = lower.get("maxbytespertrigger").map(v => ByteSize.parse(v).getOrElse(
       throw new UnsupportedOptionException("maxBytesPerTrigger", s"maxBytesPerTrigger must be a byte size such as " +

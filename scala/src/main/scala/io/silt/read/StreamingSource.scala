@@ -8,10 +8,11 @@ import io.silt.errors.{InvalidTableOperationException, VersionNotFoundException}
 import io.silt.actions.AddFile
 import io.silt.features.ColumnMapping
 import io.silt.log.{Snapshot, TableLog}
+import io.silt.shims.ByteReadLimit
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, ReadAllAvailable, ReadLimit, ReadMaxBytes,
-  ReadMaxFiles, SupportsTriggerAvailableNow, Offset => OffsetV2}
+import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, ReadAllAvailable, ReadLimit, ReadMaxFiles,
+  SupportsTriggerAvailableNow, Offset => OffsetV2}
 import org.apache.spark.sql.execution.streaming.{Offset, Source}
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.sql.types.StructType
@@ -53,7 +54,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
   override def getDefaultReadLimit: ReadLimit = {
     val files = options.maxFilesPerTrigger.orElse(
       if (options.maxBytesPerTrigger.isEmpty) Some(SourceOptions.DefaultMaxFilesPerTrigger) else None)
-    val limits = files.map(ReadLimit.maxFiles).toSeq ++ options.maxBytesPerTrigger.map(ReadLimit.maxBytes)
+    val limits = files.map(ReadLimit.maxFiles).toSeq ++ options.maxBytesPerTrigger.map(ByteReadLimit(_))
     if (limits.size == 1) limits.head else ReadLimit.compositeLimit(limits.toArray)
   }
 
@@ -158,7 +159,7 @@ final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceO
     private var bytes = 0L
     def full: Boolean = limits.exists {
       case f: ReadMaxFiles => files >= f.maxFiles
-      case b: ReadMaxBytes => bytes >= b.maxBytes
+      case ByteReadLimit(max) => bytes >= max
       case _: ReadAllAvailable => false
       case other => throw new IllegalStateException(s"read limit $other is not supported by the Silt source")
     }

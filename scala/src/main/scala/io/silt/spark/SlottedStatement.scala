@@ -3,6 +3,7 @@ package io.silt.spark
 import java.util.UUID
 
 import scala.collection.mutable
+import scala.util.Try
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedRelation}
@@ -48,7 +49,7 @@ final class SlottedStatement private (spark: SparkSession, nonce: String) {
     withSource.transformAllExpressions {
       case a: UnresolvedAttribute if a.nameParts.length == 1 && a.nameParts.head.startsWith(prefix) =>
         val index = a.nameParts.head.stripPrefix(prefix)
-        expressions.lift(index.toIntOption.getOrElse(-1)).getOrElse(throw new IllegalArgumentException(
+        expressions.lift(Try(index.toInt).getOrElse(-1)).getOrElse(throw new IllegalArgumentException(
           s"slot $index of a statement has no expression (${expressions.size} given)"))
     }
   }
@@ -65,7 +66,7 @@ object SlottedStatement {
    * over Spark Connect), with the expressions of slots 0, 1, ... in order.
    */
   def filled(spark: SparkSession, nonce: String, slots: Seq[Expression]): SlottedStatement = {
-    if (!Nonce.matches(nonce)) throw new IllegalArgumentException(s"a statement's slot nonce must be hex, not '$nonce'")
+    if (!Nonce.pattern.matcher(nonce).matches()) throw new IllegalArgumentException(s"a statement's slot nonce must be hex, not '$nonce'")
     val statement = new SlottedStatement(spark, nonce)
     slots.foreach(statement.fill)
     statement

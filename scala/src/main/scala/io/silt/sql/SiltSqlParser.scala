@@ -32,7 +32,7 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
 
   /** The Silt command for `sqlText`, or None when the statement is not a Silt statement. */
   def parseSilt(sqlText: String): Option[LogicalPlan] = {
-    val lexer = new SiltSqlBaseLexer(CharStreams.fromString(sqlText))
+    val lexer = new SiltSqlBaseLexer(new UpperCaseCharStream(CharStreams.fromString(sqlText)))
     lexer.removeErrorListeners()
     val parser = new SiltSqlBaseParser(new CommonTokenStream(lexer))
     parser.removeErrorListeners()
@@ -49,7 +49,6 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
   override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier = delegate.parseFunctionIdentifier(sqlText)
   override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 }

@@ -17,7 +17,7 @@ object OptimizeMode {
 }
 
 /** Which statement creates or replaces a table. */
-sealed abstract class CreateMode(val statement: String)
+sealed abstract class CreateMode(val statement: String) extends Serializable
 object CreateMode {
   case object Create extends CreateMode("CREATE TABLE")
   case object Replace extends CreateMode("REPLACE TABLE")

@@ -16,7 +16,7 @@ import org.apache.spark.util.SerializableConfiguration
 final case class VacuumResult(files: Seq[String], bytes: Long, deletionVectors: Long, dryRun: Boolean)
 
 /** How VACUUM finds what to delete. */
-sealed abstract class VacuumMode(val name: String)
+sealed abstract class VacuumMode(val name: String) extends Serializable
 object VacuumMode {
   /** Lists every file under the table root: also finds files that were never committed. */
   case object Full extends VacuumMode("FULL")

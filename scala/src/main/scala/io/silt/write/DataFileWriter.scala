@@ -12,7 +12,6 @@ import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.execution.datasources.FileFormatWriter
 import org.apache.spark.sql.types.{StructField, StructType}
 
@@ -62,7 +61,6 @@ object DataFileWriter {
   private[write] def writeFiles(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
       options: Map[String, String], enforceConstraints: Boolean, folder: String = "",
       collectStats: Boolean = true): Seq[(WrittenFile, Option[String])] = {
-    val session = spark.asInstanceOf[ClassicSession]
     val checked = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
     val qe = checked.queryExecution
     val mapping = ColumnMapping.of(metadata)
@@ -85,8 +83,8 @@ object DataFileWriter {
       StructType(dataSchema.filterNot(f => hidden(f.name))), metadata).toIndexedSeq else IndexedSeq.empty)
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
-    val hadoopConf = TableFileSystem.hadoopConf(session, tablePath)
-    try FileFormatWriterCall.write(session, qe.executedPlan, new SiltParquetFileFormat, committer,
+    val hadoopConf = TableFileSystem.hadoopConf(spark, tablePath)
+    try FileFormatWriterCall.write(spark, qe.executedPlan, new SiltParquetFileFormat, committer,
       FileFormatWriter.OutputSpec(root.toString, Map.empty, output), hadoopConf, partitionAttrs, Seq(statsTracker),
       options) catch {
       // a constraint violated in a task: the typed error, not Spark's job failure around it

@@ -5,7 +5,7 @@ import java.lang.reflect.{InvocationTargetException, Method}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.internal.io.FileCommitProtocol
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.{FileFormat, FileFormatWriter, WriteJobStatsTracker}
 

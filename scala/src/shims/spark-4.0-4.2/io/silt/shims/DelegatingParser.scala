@@ -1,8 +1,11 @@
 package io.silt.shims
 
 import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.types.StructType
 
-/** What a parser that hands statements to Spark's own must forward on Spark 4.0 to 4.2: nothing beyond 4.0's interface. */
+/** What a parser that hands statements to Spark's own must forward on Spark 4.0 to 4.2: its routine parameters. */
 trait DelegatingParser extends ParserInterface {
   protected def delegate: ParserInterface
+
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
 }

@@ -3,29 +3,28 @@ package org.apache.spark.sql.silt
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.classic.{Dataset, ExpressionUtils, SparkSession => ClassicSession}
 
 /**
  * The few Spark-internal conversions Silt needs (they are private to Spark's `sql` package),
  * kept in one place so that a Spark upgrade has one file to check.
  */
 object SparkInternals {
-  def column(e: Expression): Column = ExpressionUtils.column(e)
+  def column(e: Expression): Column = ClassicApi.column(e)
 
   /** A connector NULL literal of type `dt` (the class is Spark-private). */
   def nullLiteral(dt: org.apache.spark.sql.types.DataType): org.apache.spark.sql.connector.expressions.Literal[_] =
     org.apache.spark.sql.connector.expressions.LiteralValue(null, dt)
 
-  def expression(c: Column): Expression = ExpressionUtils.expression(c)
+  def expression(c: Column): Expression = ClassicApi.expression(c)
 
   /**
    * A Column's Catalyst expression itself, converted now: `expression` may wrap it for the analyzer
    * to convert later, which a plan that Silt's commands take apart after analysis never sees done.
    */
-  def convertedExpression(c: Column): Expression = org.apache.spark.sql.classic.ColumnNodeToExpressionConverter(c.node)
+  def convertedExpression(c: Column): Expression = ClassicApi.convertedExpression(c)
 
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
-    Dataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
+    ClassicApi.dataFrame(spark, plan)
 
   /** A streaming source's micro-batch over `relation` (Spark requires it to be marked as streaming). */
   def streamingDataFrame(spark: SparkSession, relation: org.apache.spark.sql.sources.BaseRelation): DataFrame =
@@ -33,12 +32,12 @@ object SparkInternals {
 
   /** A micro-batch's rows as a batch DataFrame (a sink may not re-plan the streaming plan it is given). */
   def batchOf(data: DataFrame): DataFrame = {
-    val session = data.sparkSession.asInstanceOf[ClassicSession]
+    val session = ClassicApi.session(data.sparkSession)
     session.internalCreateDataFrame(data.queryExecution.toRdd, data.schema)
   }
 
   /** A copy of `spark` (same settings, catalog and context) whose setting changes stay its own. */
-  def cloneSession(spark: SparkSession): SparkSession = spark.asInstanceOf[ClassicSession].cloneSession()
+  def cloneSession(spark: SparkSession): SparkSession = ClassicApi.session(spark).cloneSession()
 
   /**
    * Starts Spark's vectorized Parquet reader on `split` with the file's footer already read (of the
