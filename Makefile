@@ -23,6 +23,7 @@ PYSPARK_4.2   := 4.2.0
 PYSPARK_4.3   := 4.3.0
 FROM_PYSPARK  := 4.3
 VENVS         := .venvs
+comma         := ,
 # The Scala a minor's jar is built for: Spark 3.5's is 2.12, Spark 4's 2.13.
 SCALA_3.5     := 2.12
 scala_of = $(or $(SCALA_$(1)),2.13)
@@ -62,11 +63,14 @@ $(VENV)/.installed: $(VENV)/.core
 	touch $@
 
 # A virtual environment per other Spark minor, with that pyspark (and its Connect client, for the smoke
-# tests that run over Spark Connect): where its smoke tests run.
+# tests that run over Spark Connect, where Silt has a Connect plugin: not on Spark 3.5): where its smoke tests run.
+NO_CONNECT    := 3.5
+with_connect = $(if $(filter $(1),$(NO_CONNECT)),,$(2))
 $(VENVS)/spark-%/.installed: python/pyproject.toml
 	test -x $(VENVS)/spark-$*/bin/python || python3 -m venv $(VENVS)/spark-$*
 	$(VENVS)/spark-$*/bin/python -m pip install -q --upgrade pip
-	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop,connect]" "pyspark[connect]==$(PYSPARK_$*)"
+	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop$(call with_connect,$*,$(comma)connect)]" \
+	  "pyspark$(call with_connect,$*,[connect])==$(PYSPARK_$*)"
 	touch $@
 
 # A Spark Connect client with pyspark-client instead of pyspark: silt installed without its

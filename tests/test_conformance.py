@@ -52,7 +52,7 @@ def _read(spark, path, version=None):
 def _check(df, exp, what):
     canon = load_canon()
     assert list(df.columns) == exp["columns"], f"{what}: columns {df.columns} != expected {exp['columns']}"
-    table = df.toArrow()
+    table = canon.arrow_table(df)
     rows, keys = canon.render_table(table, exp["columns"])
     if "rows" in exp:
         if rows != exp["rows"]:
@@ -94,7 +94,7 @@ def test_refuses_table(spark, entry, tmp_path):
     exp = corpus.expected(entry)
     cls, must_contain = _classify(exp["why"])
     with pytest.raises(Exception) as err:
-        _read(spark, table).toArrow()
+        load_canon().arrow_table(_read(spark, table))
     msg = str(err.value)
     assert type(err.value).__name__ == cls, f"expected {cls} ({exp['why']}), got {type(err.value).__name__}: {msg[:2000]}"
     if must_contain:

@@ -7,7 +7,7 @@ JSON of the sorted rows. README.md in this folder gives the rules per type with 
 
 `render_table(arrow_table, columns) -> (rows, keys)`, `digest(rows)` and `canonical_json(x)` are
 what the tests, the reference-engine subprocess and make_expected.py call; a Spark DataFrame
-becomes an Arrow table with `df.toArrow()`.
+becomes an Arrow table with `arrow_table(df)`.
 """
 from __future__ import annotations
 
@@ -22,6 +22,16 @@ import pyarrow as pa
 _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 _DAYS_PER_400_YEARS = 146097  # the Gregorian calendar repeats every 400 years, to the weekday
 _MICROS_PER_DAY = 86_400_000_000
+
+
+def arrow_table(df: Any) -> pa.Table:
+    """A Spark DataFrame's rows as an Arrow table: `toArrow` on pyspark 4; on pyspark 3.5, which has no
+    `toArrow`, the Arrow batches its `toPandas` collects."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches) if batches else to_arrow_schema(df.schema).empty_table()
 
 
 def canonical_json(value: Any) -> str:

@@ -95,7 +95,7 @@ def op_read(spark, canon, op):
         reader = reader.option("versionAsOf", int(op["version"]))
     df = reader.load(op["path"])
     columns = list(df.columns)
-    table = df.toArrow()
+    table = canon.arrow_table(df)
     rows, _ = canon.render_table(table, columns)
     return {"columns": columns, "num_rows": table.num_rows, "rows": rows,
             "digest": canon.digest(rows), "arrow_types": {f.name: str(f.type) for f in table.schema}}

@@ -43,6 +43,13 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
     factory
   }
 
+  /** `options` with the reader's calendar modes where neither they nor the session set them (see CalendarModes). */
+  private def withCalendarModes(spark: SparkSession, options: Map[String, String]): Map[String, String] =
+    options ++ SiltParquetFileFormat.CalendarModes.collect {
+      case (option, setting) if !options.contains(option) && !spark.sessionState.conf.contains(setting.read) =>
+        option -> SiltParquetFileFormat.ProlepticGregorian
+    }
+
   /** Batches only of columns whose deleted rows [[BatchCompaction]] can drop; rows otherwise. */
   override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
     super.supportBatch(spark, schema) && (!scanFiles.withDeletionVectors || schema.forall(f => BatchCompaction.supports(f.dataType)))
@@ -53,14 +60,17 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
       partitionSchema: StructType,
       requiredSchema: StructType,
       filters: Seq[Filter],
-      options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = rowTracking.filter(_.requested(requiredSchema)) match {
-    case Some(tracking) =>
-      val batches = spark.sessionState.conf.parquetVectorizedReaderEnabled &&
-        options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
-      tracking.reader(requiredSchema, partitionSchema, filters, batches, spark.sessionState.conf.offHeapColumnVectorEnabled,
-        (schema, pushed) => mappedReader(spark, dataSchema, partitionSchema, schema, pushed, options, hadoopConf))
-    case None => mappedReader(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+      givenOptions: Map[String, String],
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    val options = withCalendarModes(spark, givenOptions)
+    rowTracking.filter(_.requested(requiredSchema)) match {
+      case Some(tracking) =>
+        val batches = spark.sessionState.conf.parquetVectorizedReaderEnabled &&
+          options.get(FileFormat.OPTION_RETURNING_BATCH).contains("true")
+        tracking.reader(requiredSchema, partitionSchema, filters, batches, spark.sessionState.conf.offHeapColumnVectorEnabled,
+          (schema, pushed) => mappedReader(spark, dataSchema, partitionSchema, schema, pushed, options, hadoopConf))
+      case None => mappedReader(spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    }
   }
 
   private def mappedReader(
@@ -219,4 +229,30 @@ object SiltParquetFileFormat {
    * bytes per core)) (`FilePartition.maxSplitBytes`), which is never below this.
    */
   def smallestSplit(conf: SQLConf): Long = math.min(conf.filesMaxPartitionBytes, conf.filesOpenCostInBytes)
+
+  /** The session settings of one calendar mode: how values are rebased when read and when written. */
+  final case class CalendarSetting(read: String, write: String)
+
+  /**
+   * Delta's dates and timestamps are proleptic Gregorian: values before 1582 are read and written as they are,
+   * which is Spark 4's default. Spark 3.5's refuses them (EXCEPTION); a session that sets a mode keeps its own.
+   * Each reader option with its session settings.
+   */
+  val CalendarModes: Seq[(String, CalendarSetting)] = Seq(
+    "datetimeRebaseMode" -> CalendarSetting(SQLConf.PARQUET_REBASE_MODE_IN_READ.key, SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key),
+    "int96RebaseMode" -> CalendarSetting(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ.key, SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key))
+
+  val ProlepticGregorian = "CORRECTED"
+
+  /**
+   * Runs `write` (a job that writes data files) with the calendar modes the session does not set. Spark's
+   * Parquet writer reads them from the session's settings as its tasks see them, the job's local properties.
+   */
+  def withCalendarModes[T](spark: SparkSession)(write: => T): T = {
+    val context = spark.sparkContext
+    val unset = CalendarModes.map(_._2.write).filterNot(spark.sessionState.conf.contains)
+    val before = unset.map(k => k -> context.getLocalProperty(k))
+    unset.foreach(context.setLocalProperty(_, ProlepticGregorian))
+    try write finally before.foreach { case (k, v) => context.setLocalProperty(k, v) }
+  }
 }

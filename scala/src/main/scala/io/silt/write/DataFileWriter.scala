@@ -84,9 +84,10 @@ object DataFileWriter {
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
     val hadoopConf = TableFileSystem.hadoopConf(spark, tablePath)
-    try FileFormatWriterCall.write(spark, qe.executedPlan, new SiltParquetFileFormat, committer,
-      FileFormatWriter.OutputSpec(root.toString, Map.empty, output), hadoopConf, partitionAttrs, Seq(statsTracker),
-      options) catch {
+    try SiltParquetFileFormat.withCalendarModes(spark) {
+      FileFormatWriterCall.write(spark, qe.executedPlan, new SiltParquetFileFormat, committer,
+        FileFormatWriter.OutputSpec(root.toString, Map.empty, output), hadoopConf, partitionAttrs, Seq(statsTracker), options)
+    } catch {
       // a constraint violated in a task: the typed error, not Spark's job failure around it
       case NonFatal(e) => throw SiltException.rootOf(e).getOrElse(e)
     }
