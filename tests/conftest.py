@@ -8,6 +8,7 @@ sys.path). Everything that locates things outside tests/ lives here, once:
   point at a larger one laid out the same way); CANON_PY: the canonical row renderer, always ours.
 - silt_jar(): the engine jar bundled in python/silt/jars/.
 - concurrently(): two operations interleaved by the engine's commit pause hook.
+- needs_spark_4(what): skips a test on pyspark 3.5, which lacks `what`.
 """
 import os
 import sys
@@ -32,6 +33,12 @@ def load_canon():
     """tests/conformance/canon.py (render_table, digest, canonical_json)."""
     import canon
     return canon
+
+
+def needs_spark_4(what):
+    """Skips a test on pyspark 3.5 for `what`, a Spark 4 capability Spark 3.5 lacks (Silt refuses it by name there)."""
+    import pyspark
+    return pytest.mark.skipif(pyspark.__version__.startswith("3."), reason=f"Spark 3.5 has no {what}")
 
 
 def silt_jar():

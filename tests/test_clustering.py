@@ -8,6 +8,7 @@ import pytest
 
 import silt
 from test_writes import commits, raises_silt
+from conftest import needs_spark_4
 
 
 def log(path, version):
@@ -127,6 +128,7 @@ def test_replace_table_sets_or_clears_the_clustering(spark, tmp_path):
 
 
 @pytest.mark.smoke
+@needs_spark_4("CLUSTER BY in its SQL")
 def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     t = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{t}` (x BIGINT, y BIGINT) USING silt CLUSTER BY (x, y)")

@@ -53,3 +53,11 @@ def test_unknown_storage_and_too_old_hadoop_are_refused(monkeypatch):
     monkeypatch.setattr(session, "hadoop_version", lambda: "3.3.6")
     with pytest.raises(ValueError, match="needs hadoop-aws 3.4.2 or later .* Hadoop 3.3.6"):
         silt.configure(Builder(), storage="s3")
+
+
+def test_the_connect_plugin_is_configured_where_the_jar_has_one(monkeypatch):
+    """Spark 3.5's jar has no Spark Connect plugin: configure does not name one a server would fail to load."""
+    monkeypatch.setattr(session, "jar_path", lambda spark_version=None: "/silt.jar")
+    for minor, has_plugin in [("3.5", False), ("4.0", True), ("4.3", True)]:
+        monkeypatch.setattr(session, "spark_minor", lambda version=None, m=minor: m)
+        assert (session.CONNECT_PLUGIN_KEY in silt.configure(Builder())._options) == has_plugin, minor

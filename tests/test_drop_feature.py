@@ -9,6 +9,7 @@ import silt
 from silt.delta.tables import DeltaTable
 from test_row_tracking import log_actions
 from test_writes import raises_silt
+from conftest import needs_spark_4
 
 
 commits = log_actions  # every commit's actions, in order
@@ -77,6 +78,7 @@ def test_dropping_writer_features_lowers_the_protocol(spark, tmp_path):
 
 
 @pytest.mark.smoke
+@needs_spark_4("Parquet reader that widens int to bigint")
 def test_dropping_type_widening_rewrites_the_files_written_before_a_change(spark, tmp_path):
     import pyarrow.parquet as pq
     p = str(tmp_path / "tw")

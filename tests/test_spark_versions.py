@@ -36,3 +36,15 @@ def test_the_session_runs_the_jar_of_its_spark(spark):
     jvm_spark = spark.version
     built_for = spark.sparkContext._jvm.io.silt.config.SiltVersion.SparkBuiltFor()
     assert spark_minor(built_for) == spark_minor(jvm_spark)
+
+
+def test_a_column_expression_over_connect_to_spark_3_is_refused_by_name():
+    from silt.expressions import SlottedSql
+
+    class Spark35:
+        version = "3.5.9"
+
+    statement = SlottedSql()
+    text = statement.text(object())  # a Column: a slot, which needs the plugin
+    with pytest.raises(silt.UnsupportedOptionException, match="Column expression over Spark Connect needs Spark 4.0"):
+        statement.run(Spark35(), f"DELETE FROM t WHERE {text}")

@@ -9,10 +9,12 @@ from decimal import Decimal
 from datetime import datetime
 from pathlib import Path
 
+import pyspark
 import pytest
 
 import silt
 from test_writes import raises_silt
+from conftest import needs_spark_4
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reference"
@@ -72,6 +74,7 @@ def test_readme_lists_every_delta_feature_as_the_engine_treats_it(spark):
 # ---------------------------------------------------------------- VARIANT
 
 @pytest.mark.smoke  # on every Spark minor: the APIs these use differ between minors
+@needs_spark_4("VARIANT type")
 def test_variant_columns_are_declared_and_written_from_sql_and_dataframes(spark, tmp_path):
     p = str(tmp_path / "v")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, j VARIANT) USING silt")
@@ -127,6 +130,7 @@ def widened_rows(df):
 
 
 @pytest.mark.smoke  # on every Spark minor: the APIs these use differ between minors
+@needs_spark_4("Parquet reader that widens int to bigint, float to double, date to timestamp_ntz")
 @pytest.mark.parametrize("vectorized", ["true", "false"])
 def test_reads_a_table_the_reference_engine_widened(spark, tmp_path, vectorized):
     p = fixture("type_widening", tmp_path)
@@ -139,6 +143,45 @@ def test_reads_a_table_the_reference_engine_widened(spark, tmp_path, vectorized)
         assert widened_rows(df) == WIDENED_ROWS
     finally:
         spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
+
+
+@pytest.mark.smoke
+def test_widens_byte_to_int_on_every_spark(spark, tmp_path):
+    """The widenings Spark 3.5's Parquet reader applies too: among byte, short and int (one Parquet type)."""
+    p = str(tmp_path / "narrow")
+    spark.sql(f"CREATE TABLE silt.`{p}` (b TINYINT) USING silt TBLPROPERTIES ('delta.enableTypeWidening' = 'true')")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN b TYPE INT")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (100000)")
+    df = spark.read.format("silt").load(p)
+    assert df.schema["b"].dataType.simpleString() == "int"
+    assert sorted(r.b for r in df.collect()) == [1, 100000]
+
+
+@pytest.mark.smoke
+@pytest.mark.skipif(not pyspark.__version__.startswith("3."), reason="what Spark 3.5 refuses")
+def test_on_spark_3_variant_tables_and_wider_widenings_are_refused_by_name(spark, tmp_path):
+    # the reference's widenings to bigint, double, timestamp_ntz, decimal: Spark 3.5 cannot read the old files
+    widened = fixture("type_widening", tmp_path)
+    msg = raises_silt(silt.UnsupportedTableFeatureException, lambda: spark.read.format("silt").load(widened).collect())
+    assert "type change" in msg and "Spark 3.5's Parquet reader widens byte, short and int" in msg
+    p = str(tmp_path / "int")
+    spark.sql(f"CREATE TABLE silt.`{p}` (i INT) USING silt TBLPROPERTIES ('delta.enableTypeWidening' = 'true')")
+    msg = raises_silt(silt.InvalidTableOperationException,
+                      lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN i TYPE BIGINT"))
+    assert "from INT to BIGINT on this Spark" in msg
+    # a table with a VARIANT column (another engine's, on Spark 4)
+    log = tmp_path / "variant" / "_delta_log"
+    log.mkdir(parents=True)
+    schema = {"type": "struct", "fields": [{"name": "j", "type": "variant", "nullable": True, "metadata": {}}]}
+    (log / "00000000000000000000.json").write_text("\n".join(json.dumps(a) for a in [
+        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["variantType"],
+                      "writerFeatures": ["variantType"]}},
+        {"metaData": {"id": "v", "format": {"provider": "parquet", "options": {}}, "schemaString": json.dumps(schema),
+                      "partitionColumns": [], "configuration": {}, "createdTime": 0}}]) + "\n")
+    msg = raises_silt(silt.UnsupportedTableFeatureException,
+                      lambda: spark.read.format("silt").load(str(log.parent)).collect())
+    assert "variantType" in msg and "Spark 4.0" in msg
 
 
 def test_filters_on_widened_columns_keep_every_matching_row(spark, tmp_path):

@@ -106,6 +106,10 @@ class SlottedSql:
         """Runs the statement once; its result rows (a statement without slots is plain SQL)."""
         if not self._columns:
             return reraise(lambda: spark.sql(sql))
+        if spark.version.startswith("3."):
+            raise UnsupportedOptionException(
+                f"a Column expression over Spark Connect needs Spark 4.0 or later: Silt has no Connect plugin for "
+                f"Spark {spark.version}; pass the expression as a SQL string")
         from pyspark.sql.connect.dataframe import DataFrame
         statement = DataFrame(_slotted_plan(sql, self._nonce, self._columns), session=spark)  # type: ignore[arg-type]
         try:

@@ -26,6 +26,8 @@ B = TypeVar("B")
 # each minor's pyspark is built for where it is not 2.13.
 SPARK_MINORS = ("3.5", "4.0", "4.1", "4.2", "4.3")
 SCALA_OF_MINOR = {"3.5": "2.12"}
+# The minors whose jar has no Spark Connect plugin (Spark 3.5's plugin interface is another).
+NO_CONNECT_PLUGIN = ("3.5",)
 
 
 def jar_name(minor: str) -> str:
@@ -90,7 +92,8 @@ def configure(builder: B, storage: Optional[str] = None, catalog: bool = True) -
     _add(builder, "spark.jars", [str(jar_path())])
     _add(builder, "spark.sql.extensions", [EXTENSION])
     # Read only by a Spark Connect server (Column expressions from Silt's Python API over Connect).
-    _add(builder, CONNECT_PLUGIN_KEY, [CONNECT_PLUGIN])
+    if spark_minor() not in NO_CONNECT_PLUGIN:
+        _add(builder, CONNECT_PLUGIN_KEY, [CONNECT_PLUGIN])
     if catalog:
         current = _current(builder, CATALOG_KEY)
         if current not in (None, CATALOG):

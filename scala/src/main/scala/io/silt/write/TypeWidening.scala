@@ -2,6 +2,7 @@ package io.silt.write
 
 import io.silt.actions.Metadata
 import io.silt.features.{TableProperties, TypeChanges}
+import io.silt.shims.ParquetWidening
 import org.apache.spark.sql.types._
 
 /** A column's type widened in the schema alone: old files keep their type, readers widen their values. */
@@ -19,6 +20,7 @@ object TypeWidening {
       refuse(s"$change: Delta widens integers to wider integers, decimals or double, float to double, date to " +
         "timestamp_ntz and decimals to wider decimals (precision and scale growing, the integer digits too)")
     }
+    if (!ParquetWidening.readable(from, to)) refuse(s"$change on this Spark: ${ParquetWidening.limits}")
     if (!TableProperties(table.configuration).typeWidening) {
       refuse(s"$change unless type widening is on: ALTER TABLE … SET TBLPROPERTIES " +
         s"('${TableProperties.EnableTypeWidening}' = 'true') first")
@@ -31,7 +33,7 @@ object TypeWidening {
    * itself: a widening Delta allows, except integers to decimal or double, which as in Delta Lake
    * only an ALTER TABLE makes (an integer column silently turned decimal is rarely wanted).
    */
-  def automatic(from: DataType, to: DataType): Boolean = TypeChanges.isWidening(from, to) && !(
+  def automatic(from: DataType, to: DataType): Boolean = TypeChanges.isWidening(from, to) && ParquetWidening.readable(from, to) && !(
     Seq(ByteType, ShortType, IntegerType, LongType).contains(from) && (to == DoubleType || to.isInstanceOf[DecimalType]))
 
   /** `field` of type `to`, the change appended to its `delta.typeChanges`. */
