@@ -63,7 +63,7 @@ def read_silt(spark, path, version=None):
     reader = spark.read.format("silt")
     if version is not None:
         reader = reader.option("versionAsOf", version)
-    return reader.load(str(path)).toArrow()
+    return load_canon().arrow_table(reader.load(str(path)))
 
 
 def read_deltalake(path, version=None):

@@ -36,7 +36,7 @@ ID_STEPS = [
 
 
 def rendered(table_or_df, columns=None):
-    table = table_or_df.toArrow() if hasattr(table_or_df, "toArrow") else table_or_df
+    table = load_canon().arrow_table(table_or_df)
     return load_canon().render_table(table, columns or table.column_names)[0]
 
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.full  # second tier: make test-full
 
 def rendered(df_or_table, columns):
     canon = load_canon()
-    table = df_or_table.toArrow() if hasattr(df_or_table, "toArrow") else df_or_table
+    table = canon.arrow_table(df_or_table)
     return canon.render_table(table, columns)[0]
 
 

@@ -64,7 +64,7 @@ def tables(spark, tmp_path_factory):
 
 
 def silt_rendered(spark, path, columns):
-    return rendered(spark.read.format("silt").load(str(path)).toArrow(), columns)
+    return rendered(load_canon().arrow_table(spark.read.format("silt").load(str(path))), columns)
 
 
 def test_reference_converts_the_same_table(spark, tables):

@@ -88,8 +88,8 @@ def test_same_rows_in_every_engine(spark, tables, name):
     ref_reads_ours, ref_reads_theirs = tables["reads"][ours], tables["reads"][theirs]
     columns = ref_reads_theirs["columns"]
     assert ref_reads_ours["columns"] == columns
-    silt_reads_ours = rendered(spark.read.format("silt").load(ours).toArrow(), columns)
-    silt_reads_theirs = rendered(spark.read.format("silt").load(theirs).toArrow(), columns)
+    silt_reads_ours = rendered(load_canon().arrow_table(spark.read.format("silt").load(ours)), columns)
+    silt_reads_theirs = rendered(load_canon().arrow_table(spark.read.format("silt").load(theirs)), columns)
     # the reference engine's result is the yardstick: Silt's operation gives the same rows,
     # and every engine reads both tables the same
     assert silt_reads_ours == ref_reads_theirs["rows"]

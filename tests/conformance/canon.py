@@ -25,8 +25,10 @@ _MICROS_PER_DAY = 86_400_000_000
 
 
 def arrow_table(df: Any) -> pa.Table:
-    """A Spark DataFrame's rows as an Arrow table: `toArrow` on pyspark 4; on pyspark 3.5, which has no
-    `toArrow`, the Arrow batches its `toPandas` collects."""
+    """A Spark DataFrame's rows as an Arrow table (an Arrow table as it is): `toArrow` on pyspark 4; on
+    pyspark 3.5, which has no `toArrow`, the Arrow batches its `toPandas` collects."""
+    if isinstance(df, pa.Table):
+        return df
     if hasattr(df, "toArrow"):
         return df.toArrow()
     from pyspark.sql.pandas.types import to_arrow_schema

@@ -43,8 +43,10 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-# The reference Delta Lake release for each Spark minor (Delta 4.4 is built for Spark 4.0, 4.1 and 4.2).
+# The reference Delta Lake release for each Spark minor (Delta 4.4 is built for Spark 4.0, 4.1 and 4.2;
+# Delta 3.3, the last for Spark 3.5, for Scala 2.12 as pyspark 3.5 is).
 REFERENCE_FOR_SPARK = {
+    "3.5": "io.delta:delta-spark_2.12:3.3.2",
     "4.0": "io.delta:delta-spark_4.0_2.13:4.4.0",
     "4.1": "io.delta:delta-spark_4.1_2.13:4.4.0",
     "4.2": "io.delta:delta-spark_2.13:4.4.0",
@@ -84,6 +86,9 @@ def build_spark():
             # VACUUM lists the table with this many tasks (10000 by default): minutes on two cores
             .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
             .config("spark.sql.session.timeZone", "UTC")
+            # Spark 4's calendar defaults (Spark 3.5 refuses dates before 1582 unless told), which Silt keeps
+            .config("spark.sql.parquet.datetimeRebaseModeInWrite", "CORRECTED")
+            .config("spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED")
             .config("spark.sql.warehouse.dir", os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                             f"silt-refdelta-wh-{os.getpid()}"))
             .getOrCreate())
