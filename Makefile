@@ -29,7 +29,8 @@ SCALA_3.5     := 2.12
 scala_of = $(or $(SCALA_$(1)),2.13)
 jar_of = $(JARS)/silt-spark_$(1)_$(call scala_of,$(1))-$(VERSION).jar
 OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
-# The minors whose smoke tests `make test` runs (the oldest); the second tier runs the others'.
+# The minors whose smoke tests `make test` runs (the oldest); the second tier runs the others', and the
+# oldest's that are second tier or run its reference Delta Lake.
 TIER1_MINORS  := 3.5
 TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
 SMOKE_MINORS  := $(TIER1_MINORS)
@@ -177,6 +178,7 @@ test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow or server" --durations=25
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
+	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" SMOKE_MARKS="smoke and (full or reference)"
 
 # Only what the demo needs: the default minor's jar and environment (the others come with build/test).
 demo:

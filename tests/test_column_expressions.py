@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from silt.delta.tables import DeltaTable
-from conftest import REPO_ROOT, python_env
+from conftest import REPO_ROOT, needs_spark_4, python_env
 from test_interop import run_reference
 
 from scenarios.column_programs import CATCH, PROGRAMS, SETUP, WRONG_CALLS
@@ -82,6 +82,7 @@ def test_wrong_arguments_raise_the_same_types_on_the_reference(tmp_path):
 
 @pytest.mark.smoke  # the Connect plugin's interfaces on every Spark minor (in make test: the oldest's)
 @pytest.mark.server
+@needs_spark_4("Spark Connect plugin in Silt's jar")
 def test_the_same_programs_over_spark_connect_change_the_same_rows(spark, tmp_path):
     """Classic and Connect runs of the programs above: over Connect, each Column travels as the Connect
     protocol's expression to Silt's plugin on the server, never as text."""

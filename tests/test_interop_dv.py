@@ -7,7 +7,8 @@ from pyspark.sql import functions as F
 from conftest import load_canon
 from test_interop import read_duckdb, run_reference
 
-pytestmark = pytest.mark.full  # second tier: make test-full
+# second tier (make test-full), also on each other Spark minor's reference release (Delta 3.3 on Spark 3.5)
+pytestmark = [pytest.mark.full, pytest.mark.smoke, pytest.mark.reference]
 
 
 def rendered(df_or_table, columns):
