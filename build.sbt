@@ -123,7 +123,9 @@ lazy val root = (project in file("."))
       files
     },
     Compile / scalacOptions ++= Seq("-deprecation", "-feature", "-Xlint:-unused,_"),
-    javacOptions ++= Seq("--release", "17"),
+    // Spark 3.5 runs on Java 8, 11 and 17 (Silt: 11 and 17); Spark 4 on 17 and later.
+    javacOptions ++= Seq("--release", if (onSpark3) "11" else "17"),
+    Compile / scalacOptions ++= (if (onSpark3) Seq("-release", "11") else Nil),
     Test / fork := true,
     Test / javaOptions ++= Seq("-Xmx2g", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
       "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",

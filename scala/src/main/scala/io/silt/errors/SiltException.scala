@@ -1,7 +1,5 @@
 package io.silt.errors
 
-import io.silt.shims.ThrowableWithCondition
-
 /**
  * The root of Silt's typed errors. Each carries an error class and SQLSTATE (Delta Lake's, where
  * Delta Lake has an error for the same failure: code that catches Delta's errors tests these), and

@@ -1,4 +1,4 @@
-package io.silt.shims
+package io.silt.errors
 
 import org.apache.spark.SparkThrowable
 
