@@ -1,10 +1,12 @@
 """The wheel `make dist` writes, installed as a user installs it: into a fresh virtual environment
-that has only pip, run from a folder outside the checkout, so that nothing of the repository is
-on the path. It writes a table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, and
-the `silt` entry point answers --help. Second tier (`make test-full`, which builds the wheel)."""
+that has only pip, with the default minor's pyspark and with pyspark 3.5 (its Scala 2.12 jar), run
+from a folder outside the checkout, so that nothing of the repository is on the path. It writes a
+table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, the `silt` entry point answers
+--help, and the reference Delta Lake reads the table. Second tier (`make test-full`, which builds the wheel)."""
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -13,8 +15,15 @@ import venv
 import pytest
 
 from conftest import REPO_ROOT
+from test_interop import run_reference
 
 pytestmark = pytest.mark.full
+
+
+def _pyspark_of(minor):
+    """The pyspark release the Makefile tests `minor` on (its PYSPARK_<minor>)."""
+    return re.search(rf"^PYSPARK_{re.escape(minor)}\s*:=\s*(\S+)", (REPO_ROOT / "Makefile").read_text(), re.M).group(1)
+
 
 PROGRAM = textwrap.dedent("""
     import json, sys
@@ -34,7 +43,7 @@ PROGRAM = textwrap.dedent("""
     same_files = {r["path"] for r in spark.sql(f"DESCRIBE FILES '{path}'").collect()} == files
     metrics = spark.sql(f"OPTIMIZE silt.`{path}` ZORDER BY (v, id)").first()["metrics"]
     rows = spark.read.format("silt").load(path)
-    print("RESULT " + json.dumps({"deleted": deleted, "dvs": dvs, "same_files": same_files,
+    print("RESULT " + json.dumps({"jar": silt.jar_path().name, "deleted": deleted, "dvs": dvs, "same_files": same_files,
                                   "optimized": metrics["numFilesAdded"] > 0, "rows": rows.count(),
                                   "multiple_of_ten": rows.where("id % 10 = 0").count(),
                                   "first_version": spark.read.format("silt").option("versionAsOf", 1).load(path).count()}))
@@ -42,7 +51,8 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path):
+@pytest.mark.parametrize("pyspark_release", [None, _pyspark_of("3.5")], ids=["default-minor", "spark-3.5"])
+def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_release):
     wheels = glob.glob(str(REPO_ROOT / "dist" / "silt-*-py3-none-any.whl"))
     assert len(wheels) == 1, f"expected one wheel in dist/ (run `make dist`), found {wheels}"
     env_dir = tmp_path / "env"
@@ -50,9 +60,10 @@ def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path):
     python, pip = env_dir / "bin" / "python", env_dir / "bin" / "pip"
     installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
     assert {line.split("==")[0] for line in installed.stdout.split()} <= {"pip", "setuptools"}, installed.stdout
-    # The default minor's pyspark, so that pip does not pick a newer one than the one Silt is tested on.
+    # The default minor's pyspark (so that pip does not pick a newer one than the one Silt is tested on), or 3.5's.
     import pyspark
-    subprocess.run([str(pip), "install", "-q", wheels[0], f"pyspark=={pyspark.__version__}"], check=True, timeout=1200)
+    release = pyspark_release or pyspark.__version__
+    subprocess.run([str(pip), "install", "-q", wheels[0], f"pyspark=={release}"], check=True, timeout=1200)
 
     work = tmp_path / "elsewhere"
     work.mkdir()
@@ -63,8 +74,12 @@ def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path):
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
     assert run.returncode == 0 and lines, run.stderr[-4000:]
     result = json.loads(lines[-1][len("RESULT "):])
+    minor = ".".join(release.split(".")[:2])
+    assert result.pop("jar") == f"silt-spark_{minor}_{'2.12' if minor == '3.5' else '2.13'}-0.1.0.jar"
     assert result == {"deleted": 1000, "dvs": 4, "same_files": True, "optimized": True, "rows": 9000,
                       "multiple_of_ten": 0, "first_version": 10000}
+    [read] = run_reference([{"op": "read", "path": str(tmp_path / "table")}])
+    assert read["ok"] and read["num_rows"] == 9000, read.get("error")
 
     cli = subprocess.run([str(env_dir / "bin" / "silt"), "--help"], cwd=work, env=clean_env,
                          capture_output=True, text=True, timeout=120)
