@@ -15,6 +15,7 @@ abstract class SiltException(detail: String, cause: Throwable = null)
   def detailMessage: String = detail
 
   override def getMessage: String = s"[${errorClass.name}] [${getClass.getSimpleName}] $detail SQLSTATE: ${errorClass.sqlState}"
+  protected def conditionName: String = errorClass.name
   override def getErrorClass: String = errorClass.name
   override def getSqlState: String = errorClass.sqlState
   override def getMessageParameters: java.util.Map[String, String] = java.util.Collections.emptyMap()
