@@ -156,10 +156,15 @@ def page_namespace(spark, tmp_path):
 RUNNABLE = [p for p in PAGES if any(b[0] in RUN_LANGS and b[3] is None for b in blocks(p))]
 
 
+def session_settings(spark):
+    """The session's explicitly set settings (`SET` lists them; pyspark 3.5 has no RuntimeConfig.getAll)."""
+    return {r.key: r.value for r in spark.sql("SET").collect()}
+
+
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda p: p.name)
 def test_examples_run(spark, tmp_path, page):
     database = "docs_" + re.sub(r"\W", "_", page.stem.lower())
-    conf_before = dict(spark.conf.getAll)
+    conf_before = session_settings(spark)
     views_before = {t.name for t in spark.catalog.listTables() if t.isTemporary}
     spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
     spark.sql(f"CREATE DATABASE {database}")
@@ -193,7 +198,7 @@ def test_examples_run(spark, tmp_path, page):
         for t in spark.catalog.listTables():
             if t.isTemporary and t.name not in views_before:
                 spark.catalog.dropTempView(t.name)
-        conf_after = dict(spark.conf.getAll)
+        conf_after = session_settings(spark)
         for key, value in conf_after.items():
             if key not in conf_before:
                 spark.conf.unset(key)
