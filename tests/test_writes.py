@@ -183,3 +183,23 @@ def test_partition_pruning_counts(spark, tmp_path):
     assert files_scanned(spark, t.where("day = 3")) == 1
     assert files_scanned(spark, t.where("day IN (1, 2) AND id > 0")) == 2
     assert t.where("day = 3").count() == 100
+
+
+@pytest.mark.smoke  # Spark 3.5 refuses these values by default; Delta keeps them as they are
+@pytest.mark.parametrize("key", ["spark.sql.parquet.datetimeRebaseModeInWrite", pytest.param(
+    "spark.sql.legacy.parquet.datetimeRebaseModeInWrite", marks=pytest.mark.skipif(
+        not __import__("pyspark").__version__.startswith("3."), reason="the former key is gone in Spark 4"))])
+def test_dates_before_1582_are_kept_as_written_unless_the_session_sets_a_mode(spark, tmp_path, key):
+    p = str(tmp_path / "ancient")
+    ancient = spark.sql("SELECT DATE'1000-01-01' AS d, TIMESTAMP'1850-01-01 00:00:00' AS t")
+    ancient.write.format("silt").save(p)
+    assert [tuple(map(str, r)) for r in spark.read.format("silt").load(p).collect()] == \
+        [("1000-01-01", "1850-01-01 00:00:00")]
+    # a mode the session sets (by its key or its former one) is its own: EXCEPTION refuses the values
+    spark.conf.set(key, "EXCEPTION")
+    try:
+        with pytest.raises(Exception, match="(?i)ancient|1582|calendar"):
+            ancient.write.format("silt").mode("append").save(p)
+    finally:
+        spark.conf.unset(key)
+    assert spark.read.format("silt").load(p).count() == 1

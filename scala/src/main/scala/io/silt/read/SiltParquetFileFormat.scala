@@ -46,7 +46,7 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
   /** `options` with the reader's calendar modes where neither they nor the session set them (see CalendarModes). */
   private def withCalendarModes(spark: SparkSession, options: Map[String, String]): Map[String, String] =
     options ++ SiltParquetFileFormat.CalendarModes.collect {
-      case (option, setting) if !options.contains(option) && !spark.sessionState.conf.contains(setting.read) =>
+      case (option, setting) if !options.contains(option) && !SiltParquetFileFormat.isSet(spark, setting.read) =>
         option -> SiltParquetFileFormat.ProlepticGregorian
     }
 
@@ -230,8 +230,13 @@ object SiltParquetFileFormat {
    */
   def smallestSplit(conf: SQLConf): Long = math.min(conf.filesMaxPartitionBytes, conf.filesOpenCostInBytes)
 
-  /** The session settings of one calendar mode: how values are rebased when read and when written. */
-  final case class CalendarSetting(read: String, write: String)
+  /**
+   * The session settings of one calendar mode: how values are rebased when read and when written, each
+   * as its keys (the key, then its former ones: `spark.sql.legacy.…`).
+   */
+  final case class CalendarSetting(read: Seq[String], write: Seq[String])
+
+  private def isSet(spark: SparkSession, keys: Seq[String]): Boolean = keys.exists(spark.sessionState.conf.contains)
 
   /**
    * Delta's dates and timestamps are proleptic Gregorian: values before 1582 are read and written as they are,
@@ -239,8 +244,12 @@ object SiltParquetFileFormat {
    * Each reader option with its session settings.
    */
   val CalendarModes: Seq[(String, CalendarSetting)] = Seq(
-    "datetimeRebaseMode" -> CalendarSetting(SQLConf.PARQUET_REBASE_MODE_IN_READ.key, SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key),
-    "int96RebaseMode" -> CalendarSetting(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ.key, SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key))
+    "datetimeRebaseMode" -> CalendarSetting(
+      SQLConf.PARQUET_REBASE_MODE_IN_READ.key +: SQLConf.PARQUET_REBASE_MODE_IN_READ.alternatives,
+      SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key +: SQLConf.PARQUET_REBASE_MODE_IN_WRITE.alternatives),
+    "int96RebaseMode" -> CalendarSetting(
+      SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ.key +: SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ.alternatives,
+      SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key +: SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.alternatives))
 
   val ProlepticGregorian = "CORRECTED"
 
@@ -250,7 +259,7 @@ object SiltParquetFileFormat {
    */
   def withCalendarModes[T](spark: SparkSession)(write: => T): T = {
     val context = spark.sparkContext
-    val unset = CalendarModes.map(_._2.write).filterNot(spark.sessionState.conf.contains)
+    val unset = CalendarModes.map(_._2.write).filterNot(isSet(spark, _)).map(_.head)
     val before = unset.map(k => k -> context.getLocalProperty(k))
     unset.foreach(context.setLocalProperty(_, ProlepticGregorian))
     try write finally before.foreach { case (k, v) => context.setLocalProperty(k, v) }
