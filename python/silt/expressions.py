@@ -84,6 +84,8 @@ def _data_frame(spark: "SparkSession", jdf: "JavaObject") -> "DataFrame":
 SLOTTED_STATEMENT_TYPE = "type.googleapis.com/silt.connect.SlottedStatement"
 CONNECT_PLUGIN = "io.silt.connect.SlottedStatementPlugin"
 CONNECT_PLUGIN_KEY = "spark.connect.extensions.relation.classes"
+# The Spark minors whose jar has no Connect plugin (Spark 3.5's plugin interface is another).
+NO_CONNECT_PLUGIN = ("3.5",)
 
 
 class SlottedSql:
@@ -106,7 +108,7 @@ class SlottedSql:
         """Runs the statement once; its result rows (a statement without slots is plain SQL)."""
         if not self._columns:
             return reraise(lambda: spark.sql(sql))
-        if spark.version.startswith("3."):
+        if ".".join(spark.version.split(".")[:2]) in NO_CONNECT_PLUGIN:
             raise UnsupportedOptionException(
                 f"a Column expression over Spark Connect needs Spark 4.0 or later: Silt has no Connect plugin for "
                 f"Spark {spark.version}; pass the expression as a SQL string")

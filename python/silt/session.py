@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, TypeVar
 
-from silt.expressions import CONNECT_PLUGIN, CONNECT_PLUGIN_KEY
+from silt.expressions import CONNECT_PLUGIN, CONNECT_PLUGIN_KEY, NO_CONNECT_PLUGIN
 
 EXTENSION = "io.silt.SiltSparkSessionExtension"
 CATALOG = "io.silt.catalog.SiltCatalog"
@@ -26,8 +26,6 @@ B = TypeVar("B")
 # each minor's pyspark is built for where it is not 2.13.
 SPARK_MINORS = ("3.5", "4.0", "4.1", "4.2", "4.3")
 SCALA_OF_MINOR = {"3.5": "2.12"}
-# The minors whose jar has no Spark Connect plugin (Spark 3.5's plugin interface is another).
-NO_CONNECT_PLUGIN = ("3.5",)
 
 
 def jar_name(minor: str) -> str:
