@@ -26,13 +26,13 @@ assert spark.table("builder_events").columns == ["id", "eventType", "date"]
 spark.sql("INSERT INTO builder_events VALUES (1, 'click', DATE'2026-11-24')")
 assert spark.sql("SELECT count(*) AS n FROM builder_events").first().n == 1
 
-# Replace the table's definition (its rows go, its history stays), clustered (CLUSTER BY: Spark 4)
-clustered = not spark.version.startswith("3.")
-replacement = DeltaTable.replace(spark).tableName("builder_events") \
-    .addColumns(StructType([StructField("id", StringType()), StructField("city", StringType())]))
-(replacement.clusterBy("id") if clustered else replacement).execute()
+# Replace the table's definition (its rows go, its history stays), clustered
+DeltaTable.replace(spark).tableName("builder_events") \
+    .addColumns(StructType([StructField("id", StringType()), StructField("city", StringType())])) \
+    .clusterBy("id") \
+    .execute()
 assert spark.table("builder_events").columns == ["id", "city"]
-assert spark.sql("DESCRIBE DETAIL builder_events").first().clusteringColumns == (["id"] if clustered else [])
+assert spark.sql("DESCRIBE DETAIL builder_events").first().clusteringColumns == ["id"]
 assert DeltaTable.forName(spark, "builder_events").history().count() == 3
 
 # A table by path, created or replaced, and used from SQL with USING delta and delta.`path`

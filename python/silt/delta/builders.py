@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 
 from silt.delta import checks
-from silt.errors import UnsupportedOptionException, reraise
+from silt.errors import reraise
 from silt.table import _quote_ident, _quote_path
 
 if TYPE_CHECKING:
@@ -166,14 +166,6 @@ class DeltaTableBuilder:
     def execute(self) -> DeltaTable:
         """Runs the statement; returns the table."""
         sql = self._sql()
-        if self._spark.version.startswith("3."):
-            # Spark 3.5's SQL has neither clause: refused by name rather than as a syntax error
-            needs = (["clusterBy"] if self._clustered else []) + \
-                (["IdentityGenerator"] if any(" AS IDENTITY " in c for c in self._columns) else [])
-            if needs:
-                raise UnsupportedOptionException(
-                    f"{' and '.join(needs)} need Spark 4.0 or later (Spark {self._spark.version}'s SQL has no "
-                    "CLUSTER BY and no identity columns); create the table on Spark 4, or without them")
         reraise(lambda: self._spark.sql(sql))
         from silt.delta.tables import DeltaTable  # the module that hands builders out
         if self._name is not None:

@@ -1,5 +1,6 @@
 package io.silt.sql
 
+import io.silt.spark.UpperCaseCharStream
 import io.silt.sql.parser.{SiltSqlBaseLexer, SiltSqlBaseParser}
 import org.antlr.v4.runtime._
 import org.antlr.v4.runtime.atn.PredictionMode
@@ -21,7 +22,7 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
   private val builder = new SiltSqlAstBuilder
 
   override def parsePlan(sqlText: String): LogicalPlan =
-    parseSilt(sqlText).getOrElse(withAutoMerge(delegate.parsePlan(sqlText)))
+    parseSilt(sqlText).getOrElse(withAutoMerge(parseSparkPlan(sqlText)))
 
   /** With `spark.silt.schema.autoMerge.enabled`, a MERGE evolves the schema as MERGE WITH SCHEMA EVOLUTION does. */
   private def withAutoMerge(plan: LogicalPlan): LogicalPlan = plan match {

@@ -1,12 +1,12 @@
-package io.silt.sql
+package io.silt.spark
 
 import org.antlr.v4.runtime.{CharStream, CodePointCharStream, IntStream}
 import org.antlr.v4.runtime.misc.Interval
 
 /**
- * The statement as the lexer matches it: upper-cased, while tokens keep their text as written. The grammar
+ * The statement as the lexer matches it: upper-cased, while tokens keep their text as written. Silt's grammar
  * says `caseInsensitive`, which ANTLR 4.9 (the runtime Spark 3.5 ships) does not know; with this stream
- * its keywords match in any case on every runtime.
+ * its keywords match in any case on every runtime (and so do Spark 3.5's own lexer's).
  */
 final class UpperCaseCharStream(wrapped: CodePointCharStream) extends CharStream {
   override def consume(): Unit = wrapped.consume()
