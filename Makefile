@@ -70,7 +70,7 @@ with_connect = $(if $(filter $(1),$(NO_CONNECT)),,$(2))
 $(VENVS)/spark-%/.installed: python/pyproject.toml
 	test -x $(VENVS)/spark-$*/bin/python || python3 -m venv $(VENVS)/spark-$*
 	$(VENVS)/spark-$*/bin/python -m pip install -q --upgrade pip
-	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop$(call with_connect,$*,$(comma)connect)]" \
+	$(VENVS)/spark-$*/bin/python -m pip install -q -e "python[test,interop,plot$(call with_connect,$*,$(comma)connect)]" \
 	  "pyspark$(call with_connect,$*,[connect])==$(PYSPARK_$*)"
 	touch $@
 

@@ -8,7 +8,7 @@ sys.path). Everything that locates things outside tests/ lives here, once:
   point at a larger one laid out the same way); CANON_PY: the canonical row renderer, always ours.
 - silt_jar(): the engine jar bundled in python/silt/jars/.
 - concurrently(): two operations interleaved by the engine's commit pause hook.
-- needs_spark_4(what): skips a test on pyspark 3.5, which lacks `what`.
+- needs_spark(minor, what), needs_spark_4(what): skip a test on a pyspark older than `minor` (3.5), which lacks `what`.
 """
 import os
 import sys
@@ -35,10 +35,17 @@ def load_canon():
     return canon
 
 
-def needs_spark_4(what):
-    """Skips a test on pyspark 3.5 for `what`, a Spark 4 capability Spark 3.5 lacks (Silt refuses it by name there)."""
+def needs_spark(minor, what):
+    """Skips a test on a pyspark older than `minor` (such as "4.1"), which lacks `what` (Silt refuses it by name there)."""
     import pyspark
-    return pytest.mark.skipif(pyspark.__version__.startswith("3."), reason=f"Spark 3.5 has no {what}")
+    running = tuple(int(x) for x in pyspark.__version__.split(".")[:2])
+    return pytest.mark.skipif(running < tuple(int(x) for x in minor.split(".")),
+                              reason=f"Spark {'.'.join(map(str, running))} has no {what}")
+
+
+def needs_spark_4(what):
+    """Skips a test on pyspark 3.5 for `what`, a Spark 4 capability Spark 3.5 lacks."""
+    return needs_spark("4.0", what)
 
 
 def silt_jar():

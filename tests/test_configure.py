@@ -30,7 +30,8 @@ def test_adds_to_the_users_jars_and_extensions():
     assert silt.configure(b)._options["spark.jars"] == f"/opt/mine.jar,{silt.jar_path()}"
 
 
-def test_adds_to_spark_defaults_which_a_builder_setting_would_replace(tmp_path):
+def test_adds_to_spark_defaults_which_a_builder_setting_would_replace(tmp_path, monkeypatch):
+    monkeypatch.setattr(session, "hadoop_version", lambda: "3.5.0")  # one that can write S3 (pyspark 3.5's cannot)
     (tmp_path / "spark-defaults.conf").write_text("# mine\nspark.jars.packages  com.example:lib:1.0\n")
     b = silt.configure(Builder(), storage="s3")
     packages = b._options["spark.jars.packages"].split(",")

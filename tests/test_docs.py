@@ -7,7 +7,8 @@ heading, so the link works on the site and on GitHub). No network: web links are
 Examples: every ```python and ```sql block of a page runs, in page order, in one namespace per page
 (README.md is a page too). An SQL block runs statement by statement (split on a `;` ending a line).
 A block right after a line `<!-- not-run: why -->` is skipped and listed (it needs what a test
-here has not got, such as an S3 bucket or a cluster); ```bash and other blocks are not run.
+here has not got, such as an S3 bucket or a cluster); one right after `<!-- needs-spark 4.1: why -->` runs
+on that Spark minor and later only (it uses what older ones lack); ```bash and other blocks are not run.
 
 Each page starts from what docs/index.md ("Conventions") promises its examples:
 - `spark`: the test session (conftest.py);
@@ -30,6 +31,7 @@ from conftest import REPO_ROOT
 DOCS = REPO_ROOT / "docs"
 PAGES = [REPO_ROOT / "README.md"] + sorted(DOCS.glob("*.md"))
 NOT_RUN = re.compile(r"^<!-- not-run: (?P<why>\S.*?) -->$")
+NEEDS_SPARK = re.compile(r"^<!-- needs-spark (?P<minor>\d+\.\d+): (?P<why>\S.*?) -->$")
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 RUN_LANGS = ("python", "sql")
 # Not-run blocks are meant to stay few: each is an example no test checks.
@@ -37,11 +39,12 @@ MAX_NOT_RUN = 12
 
 
 def blocks(page: Path):
-    """(language, first line number, code, why-not-run or None) of each fenced block of a page."""
+    """(language, first line number, code, why-not-run or None, the Spark minor it needs or None) of each fenced block."""
     out = []
     lines = page.read_text().split("\n")
     i = 0
     why = None
+    needs = None
     while i < len(lines):
         fence = FENCE.match(lines[i])
         if fence:
@@ -50,13 +53,16 @@ def blocks(page: Path):
             while end < len(lines) and lines[end].rstrip() != "```":
                 end += 1
             assert end < len(lines), f"{page.name}:{i + 1}: a code block that is never closed"
-            out.append((fence.group("lang"), start + 1, "\n".join(lines[start:end]), why))
+            out.append((fence.group("lang"), start + 1, "\n".join(lines[start:end]), why, needs))
             why = None
+            needs = None
             i = end + 1
             continue
         marker = NOT_RUN.match(lines[i].strip())
         if lines[i].strip():
             why = marker.group("why") if marker else None
+            needs_marker = NEEDS_SPARK.match(lines[i].strip())
+            needs = tuple(int(x) for x in needs_marker.group("minor").split(".")) if needs_marker else None
         i += 1
     return out
 
@@ -174,8 +180,9 @@ def test_examples_run(spark, tmp_path, page):
     timings = []
     started = time.monotonic()
     try:
-        for lang, line, code, why in blocks(page):
-            if why is not None or lang not in RUN_LANGS:
+        running = tuple(int(x) for x in spark.version.split(".")[:2])
+        for lang, line, code, why, needs in blocks(page):
+            if why is not None or lang not in RUN_LANGS or (needs is not None and running < needs):
                 continue
             where = f"{page.relative_to(REPO_ROOT)}:{line}"
             block_started = time.monotonic()

@@ -66,7 +66,10 @@ def readme_features():
 def test_readme_lists_every_delta_feature_as_the_engine_treats_it(spark):
     engine = registry(spark)
     assert len(engine) >= 32  # every feature of Delta 4.4
-    assert readme_features() == engine
+    readme = readme_features()
+    if spark.version.startswith("3."):  # the README's table is Spark 4's; Spark 3.5 has no VARIANT type
+        readme.update({f: (readme[f][0], "refused") for f in ("variantType", "variantType-preview")})
+    assert readme == engine
 
 
 # ---------------------------------------------------------------- VARIANT
@@ -90,6 +93,7 @@ def test_variant_columns_are_declared_and_written_from_sql_and_dataframes(spark,
     assert all("j" not in s["minValues"] and "j" not in s["maxValues"] and "j" in s["nullCount"] for s in stats)
 
 
+@needs_spark_4("VARIANT type")
 def test_a_variant_column_added_later_upgrades_the_protocol(spark, tmp_path):
     p = str(tmp_path / "later")
     spark.range(2).write.format("silt").save(p)
@@ -106,6 +110,7 @@ def test_a_variant_column_added_later_upgrades_the_protocol(spark, tmp_path):
 
 @pytest.mark.skipif(__import__("pyspark").__version__.startswith("4.0."),
                     reason="Spark 4.0's Parquet library cannot read the VARIANT annotation newer Sparks write")
+@needs_spark_4("VARIANT type")
 def test_reads_and_continues_the_reference_engines_variant_table(spark, tmp_path):
     p = fixture("variant", tmp_path)
     spark.sql(f"INSERT INTO silt.`{p}` SELECT 4, parse_json('\"s\"')")

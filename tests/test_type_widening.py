@@ -10,7 +10,7 @@ import pyspark
 import pytest
 
 import silt
-from conftest import needs_spark_4
+from conftest import needs_spark, needs_spark_4
 from test_table_features import fixture, log_lines, protocol_of
 from test_writes import raises_silt
 
@@ -67,6 +67,10 @@ def test_on_spark_3_variant_tables_and_wider_widenings_are_refused_by_name(spark
     msg = raises_silt(silt.InvalidTableOperationException,
                       lambda: spark.sql(f"ALTER TABLE silt.`{p}` ALTER COLUMN i TYPE BIGINT"))
     assert "from INT to BIGINT on this Spark" in msg
+    wide = spark.sql("SELECT 5000000000L AS i")  # an append that would widen the column by itself on Spark 4
+    msg = raises_silt(silt.SchemaMismatchException,
+                      lambda: wide.write.format("silt").mode("append").option("mergeSchema", "true").save(p))
+    assert "type widening cannot make this change here" in msg and "Spark 3.5's Parquet reader" in msg
     # a table with a VARIANT column (another engine's, on Spark 4)
     log = tmp_path / "variant" / "_delta_log"
     log.mkdir(parents=True)
@@ -81,6 +85,7 @@ def test_on_spark_3_variant_tables_and_wider_widenings_are_refused_by_name(spark
     assert "variantType" in msg and "Spark 4.0" in msg
 
 
+@needs_spark_4("Parquet reader that widens int to bigint, float to double, date to timestamp_ntz")
 def test_filters_on_widened_columns_keep_every_matching_row(spark, tmp_path):
     """The float 0.1 read as a double is 0.10000000149…, above its file's max statistic "0.1": min/max
     written before a float -> double widening are not used (the reference engine loses that row)."""
@@ -94,6 +99,7 @@ def test_filters_on_widened_columns_keep_every_matching_row(spark, tmp_path):
     assert df.where("k = 1").count() == 1 and df.where("dec < 13").count() == 1
 
 
+@needs_spark_4("Parquet reader that widens int to bigint, float to double, date to timestamp_ntz")
 def test_continues_writing_a_widened_table_keeping_its_type_history(spark, tmp_path):
     p = fixture("type_widening", tmp_path)
     before = json.loads([a for a in log_lines(p, 9) if "metaData" in a][0]["metaData"]["schemaString"])
@@ -106,6 +112,7 @@ def test_continues_writing_a_widened_table_keeping_its_type_history(spark, tmp_p
     assert after == before  # delta.typeChanges kept on every field
 
 
+@needs_spark_4("Parquet reader that widens int to bigint, float to double, date to timestamp_ntz")
 def test_alter_column_type_widens_without_rewriting_files(spark, tmp_path):
     p = str(tmp_path / "w")
     spark.sql(f"CREATE TABLE silt.`{p}` (i INT, f FLOAT, s STRUCT<x: SMALLINT>) USING silt")
@@ -135,6 +142,7 @@ def test_alter_column_type_widens_without_rewriting_files(spark, tmp_path):
     assert len(list(Path(p, "_delta_log").glob("*.json"))) == version  # nothing committed
 
 
+@needs_spark_4("Parquet reader that widens int to bigint, float to double, date to timestamp_ntz")
 def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path):
     p = str(tmp_path / "auto")
     spark.sql(f"CREATE TABLE silt.`{p}` (i INT, f FLOAT, s STRUCT<x: SMALLINT>, k INT) USING silt "
@@ -158,6 +166,7 @@ def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path)
                                 .option("mergeSchema", "true").save(target))
 
 
+@needs_spark("4.1", "MERGE schema evolution")
 def test_merge_with_schema_evolution_widens_types_where_delta_does(spark, tmp_path):
     p = str(tmp_path / "merge_widen")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, n INT, s STRUCT<x: SMALLINT>) USING silt "

@@ -46,7 +46,9 @@ object SchemaEvolution {
       case (t, NullType) => t
       case (t, d) if Cast.canUpCast(d, t) && !Cast.canUpCast(t, d) && isNumericOrDate(d) => t
       case (t, d) => throw new SchemaMismatchException(s"column $name has type ${d.simpleString} in the data " +
-        s"but ${t.simpleString} in the table; cast it to ${t.simpleString} before writing")
+        s"but ${t.simpleString} in the table; cast it to ${t.simpleString} before writing" + (if (widen && mergeSchema) {
+          TypeWidening.beyondThisSpark(t, d).map(why => s" (type widening cannot make this change here: $why)").getOrElse("")
+        } else ""))
     }
 
   private def isNumericOrDate(d: DataType) = d.isInstanceOf[NumericType] || d == DateType

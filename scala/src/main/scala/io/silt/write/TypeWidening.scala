@@ -36,6 +36,10 @@ object TypeWidening {
   def automatic(from: DataType, to: DataType): Boolean = TypeChanges.isWidening(from, to) && ParquetWidening.readable(from, to) && !(
     Seq(ByteType, ShortType, IntegerType, LongType).contains(from) && (to == DoubleType || to.isInstanceOf[DecimalType]))
 
+  /** Why this Spark cannot make a change Delta allows (its Parquet reader could not read the older files), if it cannot. */
+  def beyondThisSpark(from: DataType, to: DataType): Option[String] =
+    Some(ParquetWidening.limits).filter(_ => TypeChanges.isWidening(from, to) && !ParquetWidening.readable(from, to))
+
   /** `field` of type `to`, the change appended to its `delta.typeChanges`. */
   def recorded(field: StructField, to: DataType): StructField = recorded(field, Nil, field.dataType, to)
 
