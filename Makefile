@@ -38,7 +38,7 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-second-tier demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-second-tier demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
@@ -163,10 +163,22 @@ test-versions: build $(foreach m,$(SMOKE_MINORS),$(call jar_of,$(m)) $(VENVS)/sp
 	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m "$(SMOKE_MARKS)"; \
 	done
 
-# The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest minor.
+# The wheel of the jars `make build` made (the second tier's `make dist` bundles every minor's), installed
+# with the oldest minor's pyspark into a fresh environment: tests/test_wheel.py's case for that minor.
+TEST_WHEEL := target/wheel
+test-wheel: build
+	rm -rf $(TEST_WHEEL) python/build
+	$(PY) -m pip install -q "build>=1.2,<2"
+	$(PY) -m build --wheel --outdir $(TEST_WHEEL) python
+	rm -rf python/build
+	SILT_WHEEL_DIR=$(TEST_WHEEL) $(PY) -m pytest -q -p no:cacheprovider \
+	  $(foreach m,$(TIER1_MINORS),"tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
+
+# The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest
+# minor, the wheel installed with the oldest minor's pyspark.
 test:
 	$(MAKE) -j2 -Otarget build
-	$(MAKE) test-scala test-python test-versions
+	$(MAKE) test-scala test-python test-versions test-wheel
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
 # delta-rs and DuckDB, reliability (soak, kill -9 trials, racing writers on S3), the corpus' expected
@@ -178,7 +190,9 @@ test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow or server" --durations=25
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
-	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" SMOKE_MARKS="smoke and (full or reference)"
+	# the oldest minor: the rest of the core suite (make test ran its smoke subset) and its reference's tests
+	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" \
+	  SMOKE_MARKS="(not slow and not full and not server and not smoke) or (smoke and (full or reference))"
 
 # Only what the demo needs: the default minor's jar and environment (the others come with build/test).
 demo:

@@ -2,7 +2,8 @@
 that has only pip, with the default minor's pyspark and with pyspark 3.5 (its Scala 2.12 jar), run
 from a folder outside the checkout, so that nothing of the repository is on the path. It writes a
 table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, the `silt` entry point answers
---help, and the reference Delta Lake reads the table. Second tier (`make test-full`, which builds the wheel)."""
+--help, and the reference Delta Lake reads the table. Second tier (`make test-full`, which builds the wheel
+with every minor's jar); `make test` runs the pyspark 3.5 case on a wheel of the jars it built (SILT_WHEEL_DIR)."""
 import glob
 import json
 import os
@@ -53,8 +54,9 @@ PROGRAM = textwrap.dedent("""
 
 @pytest.mark.parametrize("pyspark_release", [None, _pyspark_of("3.5")], ids=["default-minor", "spark-3.5"])
 def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_release):
-    wheels = glob.glob(str(REPO_ROOT / "dist" / "silt-*-py3-none-any.whl"))
-    assert len(wheels) == 1, f"expected one wheel in dist/ (run `make dist`), found {wheels}"
+    folder = os.environ.get("SILT_WHEEL_DIR", str(REPO_ROOT / "dist"))
+    wheels = glob.glob(os.path.join(folder, "silt-*-py3-none-any.whl"))
+    assert len(wheels) == 1, f"expected one wheel in {folder} (run `make dist`), found {wheels}"
     env_dir = tmp_path / "env"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python, pip = env_dir / "bin" / "python", env_dir / "bin" / "pip"
