@@ -118,7 +118,6 @@ def log_versions(path):
     return sorted(int(os.path.basename(f)[:20]) for f in glob.glob(os.path.join(path, "_delta_log", "*.json")))
 
 
-@needs_spark("4.1", "MERGE schema evolution")
 @pytest.mark.parametrize("mapping", ["none", "name"])
 def test_merge_with_schema_evolution_adds_the_source_columns_in_its_own_commit(spark, tmp_path, mapping):
     p = str(tmp_path / "t")
@@ -144,7 +143,6 @@ def test_merge_with_schema_evolution_adds_the_source_columns_in_its_own_commit(s
         assert [f["metadata"]["delta.columnMapping.id"] for f in fields] == [1, 2, 3, 4]
 
 
-@needs_spark("4.1", "MERGE schema evolution")
 def test_merge_with_schema_evolution_adds_new_fields_of_structs(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, s STRUCT<a: INT>) USING silt TBLPROPERTIES "
@@ -173,7 +171,6 @@ def test_merge_with_schema_evolution_adds_new_fields_of_structs(spark, tmp_path)
     assert log_versions(p) == [0, 1, 2, 3]
 
 
-@needs_spark("4.1", "MERGE schema evolution")
 def test_a_failing_merge_with_schema_evolution_adds_no_column(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)
@@ -203,7 +200,6 @@ def test_a_failing_merge_with_schema_evolution_adds_no_column(spark, tmp_path):
     assert not any("metaData" in json.loads(line) for line in open(os.path.join(p, "_delta_log", f"{3:020d}.json")))
 
 
-@needs_spark("4.1", "MERGE schema evolution")
 def test_the_auto_merge_setting_evolves_merges_and_writes(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(3).selectExpr("id", "'a' AS v").write.format("silt").save(p)

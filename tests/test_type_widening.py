@@ -10,7 +10,7 @@ import pyspark
 import pytest
 
 import silt
-from conftest import needs_spark, needs_spark_4
+from conftest import needs_spark_4
 from test_table_features import fixture, log_lines, protocol_of
 from test_writes import raises_silt
 
@@ -71,6 +71,11 @@ def test_on_spark_3_variant_tables_and_wider_widenings_are_refused_by_name(spark
     msg = raises_silt(silt.SchemaMismatchException,
                       lambda: wide.write.format("silt").mode("append").option("mergeSchema", "true").save(p))
     assert "type widening cannot make this change here" in msg and "Spark 3.5's Parquet reader" in msg
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    msg = raises_silt(silt.SchemaMismatchException, lambda: spark.sql(
+        f"MERGE WITH SCHEMA EVOLUTION INTO silt.`{p}` t USING (SELECT 5000000000L AS i) s ON t.i = s.i "
+        "WHEN NOT MATCHED THEN INSERT *"))
+    assert "type widening cannot make this change here" in msg and "column i" in msg
     # a table with a VARIANT column (another engine's, on Spark 4)
     log = tmp_path / "variant" / "_delta_log"
     log.mkdir(parents=True)
@@ -166,7 +171,7 @@ def test_appends_with_merge_schema_widen_types_where_delta_does(spark, tmp_path)
                                 .option("mergeSchema", "true").save(target))
 
 
-@needs_spark("4.1", "MERGE schema evolution")
+@needs_spark_4("Parquet reader that widens int to bigint")
 def test_merge_with_schema_evolution_widens_types_where_delta_does(spark, tmp_path):
     p = str(tmp_path / "merge_widen")
     spark.sql(f"CREATE TABLE silt.`{p}` (id INT, n INT, s STRUCT<x: SMALLINT>) USING silt "

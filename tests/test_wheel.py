@@ -1,5 +1,6 @@
 """The wheel `make dist` writes, installed as a user installs it: into a fresh virtual environment
-that has only pip, with the default minor's pyspark and with pyspark 3.5 (its Scala 2.12 jar), run
+that has only pip, with the default minor's pyspark and with pyspark 3.5 (its Scala 2.12 jar; on Python 3.10
+and 3.12 too where this machine has them), run
 from a folder outside the checkout, so that nothing of the repository is on the path. It writes a
 table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, the `silt` entry point answers
 --help, and the reference Delta Lake reads the table. Second tier (`make test-full`, which builds the wheel
@@ -10,8 +11,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
-import venv
 
 import pytest
 
@@ -52,13 +53,30 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("pyspark_release", [None, _pyspark_of("3.5")], ids=["default-minor", "spark-3.5"])
-def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_release):
+def _python(version):
+    """An interpreter of Python `version` ("3.12"; None: this one) that can make a virtual environment, or None."""
+    if version is None:
+        return sys.executable
+    found = [shutil.which(f"python{version}")] + \
+        sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+    for candidate in filter(None, found):  # a pyenv shim names a version it may not run
+        if subprocess.run([candidate, "-c", "import ensurepip"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+@pytest.mark.parametrize("pyspark_release,python_version", [
+    (None, None), (_pyspark_of("3.5"), None), (_pyspark_of("3.5"), "3.10"), (_pyspark_of("3.5"), "3.12"),
+], ids=["default-minor", "spark-3.5", "spark-3.5-python-3.10", "spark-3.5-python-3.12"])
+def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_release, python_version):
     folder = os.environ.get("SILT_WHEEL_DIR", str(REPO_ROOT / "dist"))
     wheels = glob.glob(os.path.join(folder, "silt-*-py3-none-any.whl"))
     assert len(wheels) == 1, f"expected one wheel in {folder} (run `make dist`), found {wheels}"
+    interpreter = _python(python_version)
+    if interpreter is None:
+        pytest.skip(f"no Python {python_version} on this machine (on PATH as python{python_version}, or by pyenv)")
     env_dir = tmp_path / "env"
-    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    subprocess.run([interpreter, "-m", "venv", "--clear", str(env_dir)], check=True, timeout=300)
     python, pip = env_dir / "bin" / "python", env_dir / "bin" / "pip"
     installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
     assert {line.split("==")[0] for line in installed.stdout.split()} <= {"pip", "setuptools"}, installed.stdout

@@ -42,12 +42,11 @@ people.alias("t").merge(snapshot.alias("s"), "t.id = s.id") \
     .execute()
 assert sorted(tuple(r) for r in table().collect()) == [(1, "Alice", "NYC"), (4, "Dan", "Denver")]
 
-# Schema evolution: the source's new column is added to the table (Spark 4.1 and later)
-if tuple(int(n) for n in spark.version.split(".")[:2]) >= (4, 1):
-    extra = spark.createDataFrame([(5, "Eve", "Paris", "eve@example.com")], ["id", "name", "city", "email"])
-    people.alias("t").merge(extra.alias("s"), "t.id = s.id") \
-        .withSchemaEvolution() \
-        .whenNotMatchedInsertAll() \
-        .execute()
-    assert table().columns == ["id", "name", "city", "email"]
-    assert table().where("id = 5").first().email == "eve@example.com"
+# Schema evolution: the source's new column is added to the table
+extra = spark.createDataFrame([(5, "Eve", "Paris", "eve@example.com")], ["id", "name", "city", "email"])
+people.alias("t").merge(extra.alias("s"), "t.id = s.id") \
+    .withSchemaEvolution() \
+    .whenNotMatchedInsertAll() \
+    .execute()
+assert table().columns == ["id", "name", "city", "email"]
+assert table().where("id = 5").first().email == "eve@example.com"

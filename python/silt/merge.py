@@ -76,7 +76,7 @@ class MergeBuilder:
 
     def with_schema_evolution(self) -> "MergeBuilder":
         """MERGE WITH SCHEMA EVOLUTION: source columns the table lacks are added by ``UPDATE SET *`` /
-        ``INSERT *`` (Spark 4.1 and later). ``m.with_schema_evolution().when_not_matched_insert_all()``"""
+        ``INSERT *``. ``m.with_schema_evolution().when_not_matched_insert_all()``"""
         self._evolve = True
         return self
 
@@ -87,10 +87,6 @@ class MergeBuilder:
         """
         if not self._clauses:
             raise ValueError("a MERGE needs at least one WHEN clause")
-        if self._evolve and self._table._spark.version.startswith("4.0."):
-            raise UnsupportedOptionException(
-                f"WITH SCHEMA EVOLUTION needs Spark 4.1 or later (this is "
-                f"{self._table._spark.version}); add the new columns with ALTER TABLE … ADD COLUMNS first")
         if _jvm_api(self._table._spark) is not None:
             return reraise(self._execute_jvm)
         return self._execute_sql()

@@ -290,7 +290,7 @@ class DeltaMergeBuilder:
         return self
 
     def withSchemaEvolution(self) -> "DeltaMergeBuilder":
-        """Adds the source's new columns to the table as the merge writes them (Spark 4.1 and later)."""
+        """Adds the source's new columns to the table as the merge writes them."""
         self._builder.with_schema_evolution()
         return self
 

@@ -26,6 +26,10 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
     // source's new columns; then it is widened with them.
     val evolving = plan.collect { case m: MergeIntoTable if MergeEvolution.requested(m) => siltTarget(m) }.flatten
     plan.resolveOperatorsUp {
+      // Spark 3.5 and 4.0: the `*` of a MERGE with schema evolution expanded over the source, as Spark 4.1 does
+      case m: MergeIntoTable if MergeEvolution.awaitsExpansion(m) =>
+        if (siltTarget(m).isEmpty) m.copy(targetTable = MergeEvolution.target(m)) // not Silt's: Spark's MERGE as it is
+        else MergeEvolution.expanded(MergeSchemaEvolution.expandStars(m, MergeEvolution.target(m), spark.sessionState.conf.resolver))
       case m: MergeIntoTable if MergeEvolution.requested(m) && siltTarget(m).isDefined =>
         if (!MergeSchemaEvolution.ready(m)) m else {
           val r = siltTarget(m).get
@@ -42,7 +46,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
     }
   }
 
-  private def siltTarget(m: MergeIntoTable): Option[DataSourceV2Relation] = EliminateSubqueryAliases(m.targetTable) match {
+  private def siltTarget(m: MergeIntoTable): Option[DataSourceV2Relation] = EliminateSubqueryAliases(MergeEvolution.target(m)) match {
     case r: DataSourceV2Relation if r.table.isInstanceOf[SiltTableV2] => Some(r)
     case _ => None
   }

@@ -1,19 +1,22 @@
 package io.silt.dml
 
+import scala.util.Try
+
 import io.silt.errors.{SchemaMismatchException, UnsupportedOptionException}
 import io.silt.features.TableProperties
 import io.silt.log.Snapshot
 import io.silt.read.SiltRelation
-import io.silt.write.SchemaEvolution
+import io.silt.write.{SchemaEvolution, TypeWidening}
+import io.silt.shims.MergeEvolution
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
+import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, Cast, ExprId}
-import org.apache.spark.sql.catalyst.plans.logical.{Assignment, InsertAction, InsertStarAction, MergeAction, MergeIntoTable,
-  UpdateAction, UpdateStarAction}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, AttributeReference, Cast, ExprId, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{Assignment, InsertAction, InsertStarAction, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{MergeAction, MergeIntoTable, UpdateAction, UpdateStarAction}
 import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder, NullType, StructField, StructType}
 
 /**
  * MERGE WITH SCHEMA EVOLUTION (or with `spark.silt.schema.autoMerge.enabled`): what `UPDATE SET *`
@@ -26,6 +29,60 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, St
  * target (Spark's would alter the table first, in a commit of its own).
  */
 object MergeSchemaEvolution {
+  // The key of a column the target does not have yet, where Spark 3.5 and 4.0 would refuse a key they
+  // cannot resolve: named again once the target is widened, when Spark resolves it against the new column.
+  private val NewColumnMark = "silt.mergeNewColumn"
+
+  private def newColumnKey(name: String): AttributeReference =
+    AttributeReference(name, NullType, nullable = true, new MetadataBuilder().putBoolean(NewColumnMark, true).build())()
+
+  private def isNewColumnKey(e: Expression): Boolean = e match {
+    case a: AttributeReference => a.metadata.contains(NewColumnMark)
+    case _ => false
+  }
+
+  // The value assigned to a new column, without the cast to the key's placeholder type Spark 3.5 adds.
+  private def uncast(key: Expression, value: Expression): Expression = value match {
+    case c: Cast if isNewColumnKey(key) && c.dataType == NullType => c.child
+    case other => other
+  }
+
+  /**
+   * `m`, whose `*` Spark has not expanded (Spark 3.5 and 4.0, both sides resolved), with `UPDATE SET *`
+   * and `INSERT *` made assignments of the source's columns by name, as Spark 4.1 expands them with
+   * schema evolution (a target column the source lacks is kept by an update, null in an insert); the
+   * keys of columns `target` lacks, there and in explicit assignments, marked new.
+   */
+  def expandStars(m: MergeIntoTable, target: LogicalPlan, resolver: Resolver): MergeIntoTable = {
+    val targetColumns = target.output.map(_.name.toLowerCase).toSet
+    def keyOf(name: String): Expression = target.output.find(a => resolver(a.name, name)).getOrElse(newColumnKey(name))
+    val fromSource = m.sourceTable.output.map(a => Assignment(keyOf(a.name), a))
+    def explicit(as: Seq[Assignment]): Seq[Assignment] = as.map {
+      case Assignment(UnresolvedAttribute(parts), value) if Try(target.resolve(parts, resolver)).toOption.flatten.isEmpty =>
+        val path = if (parts.size > 1 && !targetColumns(parts.head.toLowerCase)) parts.tail else parts
+        if (path.size > 1 && targetColumns(path.head.toLowerCase)) throw newFieldByItself(parts, path)
+        // a path into no column is left to Spark, which names it
+        if (path.size == 1) Assignment(newColumnKey(path.head), value) else Assignment(UnresolvedAttribute(parts), value)
+      case other => other
+    }
+    mapAssignments(mapActions(m) {
+      case UpdateStarAction(condition) => UpdateAction(condition, fromSource)
+      case InsertStarAction(condition) => InsertAction(condition, fromSource)
+      case other => other
+    })(explicit)
+  }
+
+  /** `m` with `f` applied to each of its actions. */
+  private def mapActions(m: MergeIntoTable)(f: MergeAction => MergeAction): MergeIntoTable =
+    m.copy(matchedActions = m.matchedActions.map(f), notMatchedActions = m.notMatchedActions.map(f),
+      notMatchedBySourceActions = m.notMatchedBySourceActions.map(f))
+
+  /** `m` with `f` applied to the assignments of each of its updates and inserts. */
+  private def mapAssignments(m: MergeIntoTable)(f: Seq[Assignment] => Seq[Assignment]): MergeIntoTable = mapActions(m) {
+    case u: UpdateAction => u.copy(assignments = f(u.assignments))
+    case i: InsertAction => i.copy(assignments = f(i.assignments))
+    case other => other
+  }
 
   /**
    * The target's schema (`table`, the log's) widened with what `m` assigns; `table` itself when
@@ -33,7 +90,7 @@ object MergeSchemaEvolution {
    * assigned a wider type takes it where Delta widens by itself ([[TypeWidening.automatic]]).
    */
   private def widenedSchema(m: MergeIntoTable, table: StructType, widenTypes: Boolean): StructType = {
-    val assignments = (m.matchedActions ++ m.notMatchedActions).flatMap {
+    val assignments = (m.matchedActions ++ m.notMatchedActions ++ m.notMatchedBySourceActions).flatMap {
       case u: UpdateAction => u.assignments
       case i: InsertAction => i.assignments
       case _ => Nil
@@ -41,11 +98,12 @@ object MergeSchemaEvolution {
     // `t.new_column`: a first part that is not a target column is the target's alias.
     val targetColumns = m.targetTable.output.map(_.name.toLowerCase).toSet
     assignments.foldLeft(table) {
+      case (schema, Assignment(key, value)) if isNewColumnKey(key) && uncast(key, value).resolved =>
+        mergeInto(schema, StructField(key.asInstanceOf[Attribute].name, uncast(key, value).dataType), widenTypes)
+          .getOrElse(schema)
       case (schema, Assignment(UnresolvedAttribute(parts), value)) if value.resolved =>
         val path = if (parts.size > 1 && !targetColumns(parts.head.toLowerCase)) parts.tail else parts
-        // Silt's MERGE assigns whole columns, so a new field is added by assigning its struct whole
-        if (path.size > 1) throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION", s"MERGE WITH SCHEMA " +
-          s"EVOLUTION cannot add ${parts.mkString(".")} by itself: assign the whole struct ${path.head} (UPDATE SET *)")
+        if (path.size > 1) throw newFieldByItself(parts, path)
         mergeInto(schema, StructField(path.head, value.dataType), widenTypes).getOrElse(schema)
       // A value of another type than the target's, which Spark casts to the target's type: a
       // struct's new fields are added, a wider type taken where the table widens types (a
@@ -53,10 +111,26 @@ object MergeSchemaEvolution {
       // to the widened struct by name (RowChanges.castTo).
       case (schema, Assignment(key: Attribute, c: Cast)) if c.child.resolved && c.dataType == key.dataType &&
           key.dataType != c.child.dataType && (hasStruct(c.child.dataType) || widenTypes) =>
+        if (widenTypes) refuseBeyondThisSpark(key, c.child.dataType)
         mergeInto(schema, StructField(key.name, c.child.dataType), widenTypes).getOrElse(schema)
+      // The same value, not cast by Spark
+      case (schema, Assignment(key: Attribute, value)) if value.resolved && !value.isInstanceOf[Cast] &&
+          key.dataType != value.dataType && (hasStruct(value.dataType) || widenTypes) =>
+        if (widenTypes) refuseBeyondThisSpark(key, value.dataType)
+        mergeInto(schema, StructField(key.name, value.dataType), widenTypes).getOrElse(schema)
       case (schema, _) => schema
     }
   }
+
+  // Silt's MERGE assigns whole columns, so a new field is added by assigning its struct whole.
+  private def newFieldByItself(parts: Seq[String], path: Seq[String]) = new UnsupportedOptionException("WITH SCHEMA " +
+    "EVOLUTION", s"MERGE WITH SCHEMA EVOLUTION cannot add ${parts.mkString(".")} by itself: assign the whole struct " +
+    s"${path.head} (UPDATE SET *)")
+
+  // A widening Delta makes by itself that this Spark could not read back (Spark 3.5): refused, not cast down.
+  private def refuseBeyondThisSpark(key: Attribute, to: DataType): Unit = TypeWidening.beyondThisSpark(key.dataType, to)
+    .foreach(why => throw new SchemaMismatchException(s"MERGE assigns column ${key.name} values of type " +
+      s"${to.simpleString}, wider than its ${key.dataType.simpleString}: type widening cannot make this change here ($why)"))
 
   /**
    * Whether Spark has planned `m`'s assignments far enough for the new columns to be known: both
@@ -76,19 +150,11 @@ object MergeSchemaEvolution {
   })
 
   /** `m` with the casts Spark put to the old type of a widened column (`oldTypes`, by id) made casts to its new type. */
-  private def recast(m: MergeIntoTable, oldTypes: Map[ExprId, DataType]): MergeIntoTable = {
-    def fix(as: Seq[Assignment]): Seq[Assignment] = as.map {
-      case Assignment(key: Attribute, c: Cast) if oldTypes.get(key.exprId).contains(c.dataType) =>
-        Assignment(key, Cast(c.child, key.dataType, c.timeZoneId))
-      case other => other
-    }
-    def actions(as: Seq[MergeAction]): Seq[MergeAction] = as.map {
-      case u: UpdateAction => u.copy(assignments = fix(u.assignments))
-      case i: InsertAction => i.copy(assignments = fix(i.assignments))
-      case other => other
-    }
-    m.copy(matchedActions = actions(m.matchedActions), notMatchedActions = actions(m.notMatchedActions))
-  }
+  private def recast(m: MergeIntoTable, oldTypes: Map[ExprId, DataType]): MergeIntoTable = mapAssignments(m)(_.map {
+    case Assignment(key: Attribute, c: Cast) if oldTypes.get(key.exprId).contains(c.dataType) =>
+      Assignment(key, Cast(c.child, key.dataType, c.timeZoneId))
+    case other => other
+  })
 
   /** `schema` with `field` merged in (a new column, or new nested fields); None when the types conflict. */
   private def mergeInto(schema: StructType, field: StructField, widenTypes: Boolean): Option[StructType] =
@@ -125,8 +191,15 @@ object MergeSchemaEvolution {
     }
     val widened = r.output.flatMap(a => output.find(o => o.exprId == a.exprId && o.dataType != a.dataType).map(a -> _))
     val scan = SiltRelation.scan(relation, output, catalogTable)
-    val planned = m.copy(targetTable = m.targetTable.transformUp { case x if x eq r => scan })
+    val planned = m.copy(targetTable = MergeEvolution.target(m).transformUp { case x if x eq r => scan })
       .rewriteAttrs(AttributeMap(widened.map { case (a, b) => a -> (b: Attribute) })).asInstanceOf[MergeIntoTable]
-    recast(planned, widened.map { case (a, _) => a.exprId -> a.dataType }.toMap)
+    withNewColumnsNamed(recast(planned, widened.map { case (a, _) => a.exprId -> a.dataType }.toMap))
   }
+
+  /** `m` with each key marked new named again, for Spark to resolve against the widened target. */
+  private def withNewColumnsNamed(m: MergeIntoTable): MergeIntoTable = mapAssignments(m)(_.map {
+    case Assignment(key: Attribute, value) if isNewColumnKey(key) =>
+      Assignment(UnresolvedAttribute(Seq(key.name)), uncast(key, value))
+    case other => other
+  })
 }

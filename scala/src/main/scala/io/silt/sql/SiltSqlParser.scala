@@ -22,13 +22,23 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
   private val builder = new SiltSqlAstBuilder
 
   override def parsePlan(sqlText: String): LogicalPlan =
-    parseSilt(sqlText).getOrElse(withAutoMerge(parseSparkPlan(sqlText)))
+    parseSilt(sqlText).getOrElse(withEvolution(sqlText))
 
-  /** With `spark.silt.schema.autoMerge.enabled`, a MERGE evolves the schema as MERGE WITH SCHEMA EVOLUTION does. */
-  private def withAutoMerge(plan: LogicalPlan): LogicalPlan = plan match {
-    case m: MergeIntoTable if !MergeEvolution.requested(m) && spark.exists(s => SiltSettings.SchemaAutoMerge(s)) =>
-      MergeEvolution.withEvolution(m, SiltSettings.SchemaAutoMerge.key)
-    case other => other
+  /**
+   * Spark's plan of a statement that is not Silt's. A MERGE evolves the schema with `WITH SCHEMA EVOLUTION`
+   * (read here where Spark's SQL lacks it: Spark 3.5 and 4.0) or `spark.silt.schema.autoMerge.enabled`.
+   */
+  private def withEvolution(sqlText: String): LogicalPlan = {
+    val (text, asked) = sqlText match {
+      case SiltSqlParser.MergeWithEvolution(merge, clause, rest) if !MergeEvolution.parsedBySpark =>
+        (merge + " " * clause.length + rest, true)
+      case _ => (sqlText, false)
+    }
+    parseSparkPlan(text) match {
+      case m: MergeIntoTable if !MergeEvolution.requested(m) &&
+          (asked || spark.exists(s => SiltSettings.SchemaAutoMerge(s))) => MergeEvolution.withEvolution(m)
+      case other => other
+    }
   }
 
   /** The Silt command for `sqlText`, or None when the statement is not a Silt statement. */
@@ -52,4 +62,9 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+}
+
+object SiltSqlParser {
+  // MERGE WITH SCHEMA EVOLUTION INTO …: the clause, between what comes before and after it
+  private val MergeWithEvolution = "(?is)(\\s*MERGE\\s+)(WITH\\s+SCHEMA\\s+EVOLUTION)(\\s+INTO\\b.*)".r
 }

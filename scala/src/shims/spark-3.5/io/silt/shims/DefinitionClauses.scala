@@ -1,6 +1,7 @@
 package io.silt.shims
 
 import scala.collection.mutable.ArrayBuffer
+import scala.util.Try
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.spark.UpperCaseCharStream
@@ -77,8 +78,8 @@ object DefinitionClauses {
     }
     names += current.toSeq
     if (names.exists(_.isEmpty)) return None
-    Some((names.map(n => delegate.parseMultipartIdentifier(sqlText.substring(n.head.start, n.last.stop + 1)).mkString(".")).toSeq,
-      close))
+    val columns = names.map(n => delegate.parseMultipartIdentifier(sqlText.substring(n.head.start, n.last.stop + 1)))
+    Some((columns.map(_.mkString(".")).toSeq, close))
   }
 
   /** CREATE / REPLACE TABLE with CLUSTER BY or identity columns: Spark's plan of the rest, with them put back. */
@@ -106,7 +107,7 @@ object DefinitionClauses {
         if (t.text == "(") { depth += 1; if (depth == 1) groups += 1 }
         if (t.text == ")") depth -= 1
         if (depth == 1 && groups == 1 && (t.text == "(" || t.text == ",")) {
-          column = toks.lift(i + 1).flatMap(c => scala.util.Try(delegate.parseMultipartIdentifier(c.text).mkString(".")).toOption)
+          column = toks.lift(i + 1).flatMap(c => Try(delegate.parseMultipartIdentifier(c.text).mkString(".")).toOption)
         }
         if (groups == 1 && depth == 1 && t.is("GENERATED")) identityAt(toks, i, column) match {
           case Some((identity, last)) =>
@@ -126,7 +127,7 @@ object DefinitionClauses {
     val plan = delegate.parsePlan(blanked)
     // A table of another provider never reaches Silt's catalog (Spark 3.5 creates it itself): refused here.
     plan match {
-      case c: CreateTable if identities.nonEmpty && !c.tableSpec.provider.exists(p => TableProviders.contains(p.toLowerCase)) =>
+      case c: CreateTable if identities.nonEmpty && !c.tableSpec.provider.map(_.toLowerCase).exists(TableProviders) =>
         throw new InvalidTableOperationException(s"identity column ${identities.head.column}: a table with provider " +
           s"${c.tableSpec.provider.getOrElse("(none)")} has no identity columns; create it USING delta")
       case _ =>
@@ -177,7 +178,7 @@ object DefinitionClauses {
       case Some("+") => (1L, at + 1)
       case _ => (1L, at)
     }
-    toks.lift(digitsAt).flatMap(t => scala.util.Try(t.text.stripSuffix("L").stripSuffix("l").toLong).toOption)
+    toks.lift(digitsAt).flatMap(t => Try(t.text.stripSuffix("L").stripSuffix("l").toLong).toOption)
       .map(v => (sign * v, digitsAt))
   }
 

@@ -1,10 +1,18 @@
 package io.silt.shims
 
-import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 
-/** MERGE WITH SCHEMA EVOLUTION (Spark 4.1 and later). */
+/** MERGE WITH SCHEMA EVOLUTION (Spark 4.1 and later): Spark parses it, flags it and expands its `*` over the source. */
 object MergeEvolution {
+  val parsedBySpark: Boolean = true
+
   def requested(m: MergeIntoTable): Boolean = m.withSchemaEvolution
 
-  def withEvolution(m: MergeIntoTable, setting: String): MergeIntoTable = m.copy(withSchemaEvolution = true)
+  def withEvolution(m: MergeIntoTable): MergeIntoTable = m.copy(withSchemaEvolution = true)
+
+  def target(m: MergeIntoTable): LogicalPlan = m.targetTable
+
+  def awaitsExpansion(m: MergeIntoTable): Boolean = false
+
+  def expanded(m: MergeIntoTable): MergeIntoTable = m
 }
