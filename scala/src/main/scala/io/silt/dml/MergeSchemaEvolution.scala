@@ -26,7 +26,9 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder
  * The MERGE is planned against the widened schema, its files read as null there, and the
  * new metadata is committed with its rows, in one commit: a MERGE that fails adds nothing. Spark
  * leaves the keys of new columns unresolved until the target has them; Silt's own rule widens the
- * target (Spark's would alter the table first, in a commit of its own).
+ * target (Spark's would alter the table first, in a commit of its own). Spark 3.5 and 4.0 have no
+ * MERGE schema evolution: there Silt expands `*` over the source ([[expandStars]]) and marks the keys
+ * of new columns until the target has them.
  */
 object MergeSchemaEvolution {
   // The key of a column the target does not have yet, where Spark 3.5 and 4.0 would refuse a key they
@@ -41,7 +43,7 @@ object MergeSchemaEvolution {
     case _ => false
   }
 
-  // The value assigned to a new column, without the cast to the key's placeholder type Spark 3.5 adds.
+  // The value assigned to a new column, without the cast to the key's placeholder type Spark 3.5 and 4.0 add.
   private def uncast(key: Expression, value: Expression): Expression = value match {
     case c: Cast if isNewColumnKey(key) && c.dataType == NullType => c.child
     case other => other
