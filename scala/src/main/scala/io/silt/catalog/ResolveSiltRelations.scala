@@ -28,7 +28,7 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
     plan.resolveOperatorsUp {
       // Spark 3.5 and 4.0: the `*` of a MERGE with schema evolution expanded over the source, as Spark 4.1 does
       case m: MergeIntoTable if MergeEvolution.awaitsExpansion(m) =>
-        if (siltTarget(m).isEmpty) m.copy(targetTable = MergeEvolution.target(m)) // not Silt's: Spark's MERGE as it is
+        if (siltTarget(m).isEmpty) MergeEvolution.withoutEvolution(m)
         else MergeEvolution.expanded(MergeSchemaEvolution.expandStars(m, MergeEvolution.target(m), spark.sessionState.conf.resolver))
       case m: MergeIntoTable if MergeEvolution.requested(m) && siltTarget(m).isDefined =>
         if (!MergeSchemaEvolution.ready(m)) m else {

@@ -36,7 +36,7 @@ class SiltSqlParser(protected val delegate: ParserInterface, spark: Option[Spark
     }
     parseSparkPlan(text) match {
       case m: MergeIntoTable if !MergeEvolution.requested(m) &&
-          (asked || spark.exists(s => SiltSettings.SchemaAutoMerge(s))) => MergeEvolution.withEvolution(m)
+          (asked || spark.exists(s => SiltSettings.SchemaAutoMerge(s))) => MergeEvolution.withEvolution(m, asked)
       case other => other
     }
   }

@@ -84,7 +84,7 @@ class DeltaMergeBuilder private[tables] (table: DeltaTable, source: DataFrame, c
     val plan = statement.plan(s"MERGE INTO ${table.dmlTarget} USING ${statement.sourceOf(source)} " +
       s"ON ${statement.slot(condition)} ${whens.mkString(" ")}")
     val evolved = plan match {
-      case m: MergeIntoTable if evolve && !MergeEvolution.requested(m) => MergeEvolution.withEvolution(m)
+      case m: MergeIntoTable if evolve && !MergeEvolution.requested(m) => MergeEvolution.withEvolution(m, asked = true)
       case other => other
     }
     table.ref.inScope(table.spark)(SparkInternals.dataFrame(table.spark, evolved))

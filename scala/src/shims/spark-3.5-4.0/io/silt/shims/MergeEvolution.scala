@@ -1,5 +1,6 @@
 package io.silt.shims
 
+import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable, UnaryNode}
 
@@ -15,30 +16,43 @@ object MergeEvolution {
 
   def requested(m: MergeIntoTable): Boolean = m.targetTable.isInstanceOf[EvolvingMergeTarget]
 
-  def withEvolution(m: MergeIntoTable): MergeIntoTable =
-    if (requested(m)) m else m.copy(targetTable = EvolvingMergeTarget(m.targetTable, expanded = false))
+  /** `m` evolving the schema; `asked`: by its statement or API call (not by a session setting). */
+  def withEvolution(m: MergeIntoTable, asked: Boolean): MergeIntoTable =
+    if (requested(m)) m else m.copy(targetTable = EvolvingMergeTarget(m.targetTable, expanded = false, asked))
 
   /** The plan of the table `m` writes to, without the mark of evolution. */
   def target(m: MergeIntoTable): LogicalPlan = m.targetTable match {
-    case EvolvingMergeTarget(t, _) => t
+    case EvolvingMergeTarget(t, _, _) => t
     case t => t
+  }
+
+  /**
+   * `m` as Spark's own MERGE, for a target that is not a Silt table: Silt evolves only its own tables'
+   * schemas, so a statement that asked for it is refused rather than run without it.
+   */
+  def withoutEvolution(m: MergeIntoTable): MergeIntoTable = m.targetTable match {
+    case EvolvingMergeTarget(t, _, true) => throw new UnsupportedOptionException("WITH SCHEMA EVOLUTION",
+      s"MERGE WITH SCHEMA EVOLUTION into ${t.simpleString(1)}: on this Spark (its MERGE has no schema evolution) " +
+        "Silt evolves the schemas of Silt tables only; add the new columns with ALTER TABLE … ADD COLUMNS first")
+    case EvolvingMergeTarget(t, _, false) => m.copy(targetTable = t)
+    case _ => m
   }
 
   /** Whether `m`'s `*` waits to be expanded over its source's columns: both sides resolved, not expanded yet. */
   def awaitsExpansion(m: MergeIntoTable): Boolean = m.targetTable match {
-    case EvolvingMergeTarget(t, false) => t.resolved && m.sourceTable.resolved
+    case EvolvingMergeTarget(t, false, _) => t.resolved && m.sourceTable.resolved
     case _ => false
   }
 
   /** `m`, its `*` expanded: Spark resolves the rest. */
   def expanded(m: MergeIntoTable): MergeIntoTable = m.targetTable match {
-    case EvolvingMergeTarget(t, _) => m.copy(targetTable = EvolvingMergeTarget(t, expanded = true))
+    case e: EvolvingMergeTarget => m.copy(targetTable = e.copy(expanded = true))
     case _ => m
   }
 }
 
 /** A MERGE's target whose schema evolves: unresolved (for Spark) until Silt has expanded the MERGE's `*`. */
-final case class EvolvingMergeTarget(child: LogicalPlan, expanded: Boolean) extends UnaryNode {
+final case class EvolvingMergeTarget(child: LogicalPlan, expanded: Boolean, asked: Boolean) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   override lazy val resolved: Boolean = expanded && child.resolved
   override protected def withNewChildInternal(newChild: LogicalPlan): LogicalPlan = copy(child = newChild)

@@ -8,9 +8,11 @@ object MergeEvolution {
 
   def requested(m: MergeIntoTable): Boolean = m.withSchemaEvolution
 
-  def withEvolution(m: MergeIntoTable): MergeIntoTable = m.copy(withSchemaEvolution = true)
+  def withEvolution(m: MergeIntoTable, asked: Boolean): MergeIntoTable = m.copy(withSchemaEvolution = true)
 
   def target(m: MergeIntoTable): LogicalPlan = m.targetTable
+
+  def withoutEvolution(m: MergeIntoTable): MergeIntoTable = m
 
   def awaitsExpansion(m: MergeIntoTable): Boolean = false
 
