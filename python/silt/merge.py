@@ -5,7 +5,7 @@ import uuid
 
 from typing import TYPE_CHECKING, Mapping, Optional, Union
 
-from silt.errors import UnsupportedOptionException, reraise
+from silt.errors import reraise
 from silt.expressions import SlottedSql, _check_condition, _check_mapping, _data_frame, _jvm_api, _to_jcolumn, _to_jmap
 from silt.table import SiltTable, _quote_ident
 

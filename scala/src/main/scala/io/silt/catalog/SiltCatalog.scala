@@ -94,13 +94,7 @@ class SiltCatalog extends DelegatingCatalogExtension with ColumnStagingCatalog w
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val props = properties.asScala.toMap
-    if (!SiltCatalog.isSiltProvider(props)) {
-      columns.find(c => CatalogDefinitions.identityOf(c).isDefined).foreach { c =>
-        throw new InvalidTableOperationException(s"identity column ${c.name} of ${ident.name}: a table with provider " +
-          s"${props.getOrElse(TableCatalog.PROP_PROVIDER, "(none)")} has no identity columns; create it USING delta")
-      }
-      return super.createTable(ident, columns, partitions, properties)
-    }
+    if (!SiltCatalog.isSiltProvider(props)) return super.createTable(ident, columns, partitions, properties)
     createSiltTable(ident, SiltCatalog.schemaOf(columns), partitions, props)
   }
 
