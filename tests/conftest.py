@@ -9,6 +9,10 @@ sys.path). Everything that locates things outside tests/ lives here, once:
 - silt_jar(): the engine jar bundled in python/silt/jars/.
 - concurrently(): two operations interleaved by the engine's commit pause hook.
 - needs_spark(minor, what), needs_spark_4(what): skip a test on a pyspark older than `minor` (3.5), which lacks `what`.
+- reference_delta_settings(): every session setting the reference Delta Lake registers, with its default.
+
+With env SILT_DELTA_DEFAULTS=1 the session fixture sets every such setting that has a default to it
+(`make test-delta-defaults`): a Delta Lake deployment's session, as its code would run on Silt.
 """
 import os
 import sys
@@ -23,6 +27,7 @@ INTEROP_DIR = TESTS_DIR / "interop"
 
 
 sys.path.insert(0, str(TESTS_DIR / "conformance"))
+sys.path.insert(0, str(INTEROP_DIR))  # reference_delta
 import corpus  # noqa: E402
 
 CONFORMANCE_DIR = corpus.corpus_dir()
@@ -102,6 +107,25 @@ def s3_supported():
     return hadoop_version() in AWS_SDK_FOR_HADOOP
 
 
+DELTA_SETTING_PREFIXES = ["spark.databricks.delta.", "spark.databricks.io.skipping."]
+
+
+def reference_delta_settings():
+    """{key: default as Spark renders it} of every Delta Lake setting the reference registers (its own
+    process); None when no reference release is built for the installed pyspark's minor."""
+    from reference_delta import DELTA_PACKAGE, call
+    if DELTA_PACKAGE is None:
+        return None
+    [res] = call([{"op": "settings", "prefixes": DELTA_SETTING_PREFIXES}], CANON_PY, 600, env=python_env())
+    assert res["ok"], res.get("error")
+    return res["settings"]
+
+
+def delta_defaults_to_set():
+    """The reference's settings that have a default, each with it (`<undefined>` and `<value of …>` have none)."""
+    return {k: v for k, v in (reference_delta_settings() or {}).items() if not v.startswith("<")}
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
     if silt_jar() is None:
@@ -111,6 +135,9 @@ def spark(tmp_path_factory):
     # with S3A and the AWS SDK on the classpath, for the tests on the local S3 server (test_s3.py)
     session = build_silt_session(warehouse=warehouse, storage="s3" if s3_supported() else None)
     session.sparkContext.setLogLevel("WARN")
+    if os.environ.get("SILT_DELTA_DEFAULTS"):
+        for k, v in delta_defaults_to_set().items():
+            session.conf.set(k, v)
     yield session
     session.stop()
 

@@ -1,7 +1,5 @@
-"""Delta Lake's session settings (`spark.databricks.delta.*`): those Silt implements are the same
-settings as Silt's own keys, honoured under either name; any other is refused by name, and nothing
-is committed."""
-import pytest
+"""Delta Lake's session settings (`spark.databricks.delta.*`) that Silt implements are the same
+settings as Silt's own keys, honoured under either name (the others: test_delta_session_keys.py)."""
 
 import silt
 from test_settings import table  # noqa: F401 - a fixture
@@ -41,20 +39,6 @@ def test_both_names_set_to_the_same_value_are_one_setting(spark, table, setting)
     setting("spark.databricks.delta.schema.autoMerge.enabled", "TRUE")
     spark.range(1).selectExpr("id", "1 AS n").write.format("silt").mode("append").save(table)
     assert "n" in spark.read.format("silt").load(table).columns
-
-
-@pytest.mark.parametrize("key, value", [("spark.databricks.delta.optimize.repartition.enabled", "true"),
-                                        ("spark.databricks.delta.stalenessLimit", "1h"),
-                                        ("spark.databricks.io.skipping.bloomFilter.enabled", "true")])
-def test_a_delta_setting_silt_does_not_implement_is_refused_by_name(spark, table, setting, key, value):
-    setting(key, value)
-    before = commits(table)
-    for action in (lambda: spark.range(1).write.format("silt").mode("append").save(table),
-                   lambda: spark.sql(f"DELETE FROM silt.`{table}` WHERE id = 1"),
-                   lambda: spark.read.format("silt").load(table).count()):
-        msg = raises_silt(silt.UnsupportedOptionException, action)
-        assert key in msg and "does not implement" in msg
-    assert commits(table) == before
 
 
 def test_a_bad_value_under_delta_lake_name_names_that_key(spark, table, setting):

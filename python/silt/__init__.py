@@ -37,7 +37,7 @@ from silt.errors import (
     VersionNotFoundException,
 )
 from silt.error_conversion import install as _install_error_conversion
-from silt.session import CATALOG, EXTENSION, configure, jar_path
+from silt.session import CATALOG, EXTENSION, configure, jar_path, session_settings
 from silt.table import SiltTable
 
 __version__ = "0.1.0"
@@ -45,6 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "configure",
     "jar_path",
+    "session_settings",
     "SiltTable",
     "SiltException",
     "AtomicCommitUnavailableException",

@@ -157,3 +157,13 @@ def _spark_defaults() -> Dict[str, str]:
             if len(parts) == 2:
                 out[parts[0]] = parts[1].strip()
     return out
+
+
+def session_settings(spark: Any) -> Any:
+    """The session's ``spark.silt.*`` and Delta Lake settings as a DataFrame (key, value, treatment, meaning).
+
+    ``treatment`` says what Silt does with each: ``honoured``, ``no effect`` (it tunes Delta Lake's own
+    implementation), ``not implemented`` (Silt behaves as Delta Lake's default and refuses a statement the
+    value would change) or ``refused`` (not a Delta Lake setting). Through SQL, so it works over Spark Connect:
+    ``SELECT * FROM silt_settings()``."""
+    return spark.sql("SELECT * FROM silt_settings()")

@@ -27,6 +27,8 @@ Operations:
   detail         {"path"}  -> DESCRIBE DETAIL's clusteringColumns, tableFeatures, numFiles
   api            {"code"}  runs Python code with `spark`, delta-spark's `DeltaTable` and
                  `F` (pyspark.sql.functions) -> {"result": the code's `result` variable, as repr()}
+  settings       {"prefixes": [...]}  -> {"settings": {key: default}}: every session setting the reference
+                 registers under those prefixes (its DeltaSQLConf), with the default as Spark renders it
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -172,12 +174,29 @@ def op_api(spark, canon, op):
     return {"result": repr(scope.get("result"))}
 
 
+# The objects whose loading registers Delta Lake's session settings in Spark's SQLConf.
+DELTA_SETTING_OBJECTS = ["org.apache.spark.sql.delta.sources.DeltaSQLConf$",
+                         "org.apache.spark.sql.delta.stats.DataSkippingReaderConf$"]
+
+
+def op_settings(spark, canon, op):
+    """Every session setting the reference registers under one of op["prefixes"], with its default as Spark renders it."""
+    jvm = spark._jvm
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    for name in DELTA_SETTING_OBJECTS:
+        jvm.java.lang.Class.forName(name, True, loader).getField("MODULE$").get(None)
+    sql_conf = getattr(getattr(jvm.org.apache.spark.sql.internal, "SQLConf$"), "MODULE$")
+    entries = sql_conf.getConfigEntries().toArray()
+    return {"settings": {e.key(): e.defaultValueString() for e in entries
+                         if any(e.key().startswith(p) for p in op["prefixes"])}}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"api": op_api, "detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
+OPS = {"settings": op_settings, "api": op_api, "detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
 
 
 class _Server:

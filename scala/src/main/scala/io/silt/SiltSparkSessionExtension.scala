@@ -5,7 +5,7 @@ import io.silt.config.SiltVersion
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
 import io.silt.optimizer.RangePartitionIdRewrite
-import io.silt.sql.{ResolveShowPartitions, SiltSqlParser, TableChanges}
+import io.silt.sql.{ResolveShowPartitions, SessionSettings, SiltSqlParser, TableChanges}
 import org.apache.spark.sql.SparkSessionExtensions
 
 /**
@@ -28,5 +28,6 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectFunction(SiltFunctions.rangePartitionId)
     ext.injectTableFunction(TableChanges.byName)
     ext.injectTableFunction(TableChanges.byPath)
+    ext.injectTableFunction(SessionSettings.registration)
   }
 }

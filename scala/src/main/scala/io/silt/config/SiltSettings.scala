@@ -87,9 +87,11 @@ object SiltSettings {
 
   val CheckpointFailOnError: Setting[Boolean] = Setting.boolean("spark.silt.checkpoint.failOnError", default = false,
     "a failing checkpoint fails the commit (tests) instead of a warning")
+    .withDeltaKey("spark.databricks.delta.checkpoint.exceptionThrowing.enabled")
 
   val CheckpointV2Format: Setting[String] = Setting.oneOf("spark.silt.checkpoint.v2.format", "parquet",
     Seq("parquet", "json"), "`json` for JSON V2 checkpoints")
+    .withDeltaKey("spark.databricks.delta.checkpointV2.topLevelFileFormat")
 
   val CheckpointFilesPerSidecar: Setting[Long] = Setting.long("spark.silt.checkpoint.v2.filesPerSidecar",
     Some(100000L), min = 1, "file actions per sidecar file")
@@ -110,6 +112,16 @@ object SiltSettings {
   val VacuumRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionDurationCheck.enabled",
     default = true, "refuse a VACUUM retention below the table's")
     .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
+
+  val VacuumRetentionWindowIgnore: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionWindowIgnore.enabled",
+    default = true, "VACUUM … RETAIN n HOURS with n other than 0 keeps the table's delta.deletedFileRetentionDuration " +
+      "instead (with a warning), as Delta Lake 4.4 does; false: RETAIN n HOURS is the retention")
+    .withDeltaKey("spark.databricks.delta.vacuum.retentionWindowIgnore.enabled")
+
+  val ConvertUseMetadataLog: Setting[Boolean] = Setting.boolean("spark.silt.convert.useMetadataLog", default = true,
+    "CONVERT TO DELTA of a folder a streaming query wrote (with `_spark_metadata/`) takes its files from that log, " +
+      "which Silt does not read: such a folder is refused; false: every Parquet file listed in the folder is taken")
+    .withDeltaKey("spark.databricks.delta.convert.useMetadataLog")
 
   val VacuumLogging: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.vacuum.logging.enabled",
     "by store", "record VACUUM START and VACUUM END commits; unset, as Delta Lake does: on file, hdfs, gs, abfs(s), " +
@@ -162,14 +174,12 @@ object SiltSettings {
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
     CheckpointV2Format, CheckpointFilesPerSidecar, SnapshotMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
-    VacuumLogging, AllowFilesOutsideTable,
+    VacuumRetentionWindowIgnore, VacuumLogging, ConvertUseMetadataLog, AllowFilesOutsideTable,
     TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
     ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet
-  /** Where Delta Lake's session settings are: each one Silt reads is a setting's Delta key, the others are refused. */
-  private val DeltaPrefixes = Seq("spark.databricks.delta.", "spark.databricks.io.skipping.")
 
   /** The properties of a table the session creates: `delta.<name>` for each default set (under either name). */
   def propertyDefaults(conf: RuntimeConfig): Map[String, String] =
@@ -177,7 +187,7 @@ object SiltSettings {
 
   /**
    * Refuses a `spark.silt.*` key set in the session that no setting declares, and a declared one
-   * whose value does not parse, naming it.
+   * whose value does not parse, naming it; checks Delta Lake's keys ([[DeltaSessionKeys.check]]).
    */
   def checkSession(conf: RuntimeConfig): Unit = {
     val set = conf.getAll.filter(_._1.toLowerCase.startsWith(Prefix))
@@ -190,11 +200,6 @@ object SiltSettings {
     all.foreach(_.option(conf))
     all.foreach(_.byPart(conf))
     // With delta-spark loaded, Delta Lake's settings are Delta Lake's own (for its tables).
-    if (!DeltaLakeClasspath.present) {
-      conf.getAll.keys.find(k => DeltaPrefixes.exists(k.startsWith) && !all.exists(_.matchesDeltaKey(k))).foreach { k =>
-        throw new UnsupportedOptionException(k, s"Delta Lake's session setting $k is set, and Silt does not implement " +
-          s"it; unset it. Silt reads Delta Lake's ${all.flatMap(_.deltaKey).mkString(", ")}")
-      }
-    }
+    DeltaSessionKeys.check(conf)
   }
 }

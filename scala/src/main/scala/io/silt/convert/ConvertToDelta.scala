@@ -4,6 +4,7 @@ import java.util.UUID
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.silt.config.SiltSettings
 import io.silt.errors.ConvertToDeltaException
 import io.silt.actions.{AddFile, Format, Metadata, TablePaths}
 import io.silt.log.TableLog
@@ -29,6 +30,7 @@ final case class ConvertResult(version: Option[Long], numFiles: Long)
  */
 object ConvertToDelta {
   private val HiveNull = ExternalCatalogUtils.DEFAULT_PARTITION_NAME
+  private val MetadataLog = "_spark_metadata"
 
   /** `catalogTable`: the name of the catalog table being converted, recorded in the commit. */
   def run(spark: SparkSession, root: Path, partitionSchema: StructType, collectStats: Boolean,
@@ -38,6 +40,13 @@ object ConvertToDelta {
     val fs = root.getFileSystem(log.hadoopConf)
     if (!fs.exists(root)) throw new ConvertToDeltaException(root.toString, s"cannot convert $root: there is no such folder")
     val qualifiedRoot = fs.makeQualified(root)
+    // A streaming query's output holds the files of failed batches too: only its _spark_metadata log says which count.
+    if (SiltSettings.ConvertUseMetadataLog(spark) && fs.exists(new Path(qualifiedRoot, MetadataLog))) {
+      throw new ConvertToDeltaException(root.toString, s"cannot convert $root: it was written by a streaming query, " +
+        s"whose $MetadataLog log says which of its files count, and Silt does not read that log. Set " +
+        s"${SiltSettings.ConvertUseMetadataLog.key} (or Delta Lake's spark.databricks.delta.convert.useMetadataLog) = false " +
+        "to convert every Parquet file in the folder, once no file of a failed batch is left in it.")
+    }
     val files = listDataFiles(fs, qualifiedRoot)
     if (files.isEmpty) {
       throw new ConvertToDeltaException(root.toString, s"cannot convert $root: it holds no Parquet files to take a " +

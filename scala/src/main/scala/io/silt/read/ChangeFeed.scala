@@ -2,6 +2,7 @@ package io.silt.read
 
 import scala.util.Try
 
+import io.silt.config.{DeltaSessionKeys, StatementKind}
 import io.silt.dv.DeletionVectorDescriptor
 import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
 import io.silt.actions.{AddCDCFile, AddFile, Metadata, RemoveFile}
@@ -82,6 +83,7 @@ object ChangeFeed {
   /** The change rows of versions `from` to `to`, in the columns of the table at `to`. */
   def changes(spark: SparkSession, log: TableLog, from: Long, to: Long): DataFrame = {
     val tablePath = log.tablePath.toString
+    DeltaSessionKeys.refuseAt(spark.conf, Set(StatementKind.ChangeFeed), s"a read of the change data feed of $tablePath")
     val metadata = log.snapshotAt(to).metadata
     var current = log.snapshotAt(from).metadata
     val range = log.commits().slice(from, to)

@@ -1,7 +1,7 @@
 package io.silt.read
 
 import io.silt.actions.AddFile
-import io.silt.config.TableFileSystem
+import io.silt.config.{DeltaSessionKeys, StatementKind, TableFileSystem}
 import io.silt.features.{ColumnMapping, RowTracking}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
@@ -31,6 +31,7 @@ object SiltRelation {
     relation(spark, snapshot, new SiltFileIndex(spark, snapshot, Some(files)), wholeFiles)
 
   private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex, wholeFiles: Boolean = false): HadoopFsRelation = {
+    DeltaSessionKeys.refuseAt(spark.conf, Set(StatementKind.Read), s"a read of ${snapshot.tablePath}")
     val metadata = snapshot.metadata
     // Spark sees logical names only; the format reads the files' physical names through the mapping.
     HadoopFsRelation(

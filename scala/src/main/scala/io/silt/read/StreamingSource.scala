@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets
 
 import scala.collection.mutable
 
+import io.silt.config.{DeltaSessionKeys, StatementKind}
 import io.silt.errors.{InvalidTableOperationException, VersionNotFoundException}
 import io.silt.actions.AddFile
 import io.silt.features.ColumnMapping
@@ -29,6 +30,7 @@ import org.apache.spark.sql.types.StructType
 final class StreamingSource(spark: SparkSession, log: TableLog, options: SourceOptions, metadataPath: String)
     extends Source with SupportsTriggerAvailableNow {
   private val tablePath = log.tablePath.toString
+  DeltaSessionKeys.refuseAt(spark.conf, Set(StatementKind.Stream), s"a stream reading $tablePath")
   /** The snapshot whose schema the stream has, and whose metadata reads every batch's files. */
   private val readSnapshot: Snapshot = log.latest()
   private val tableId = readSnapshot.metadata.id

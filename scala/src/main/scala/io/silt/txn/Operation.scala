@@ -1,6 +1,7 @@
 package io.silt.txn
 
 import io.silt.actions.Json
+import io.silt.config.StatementKind
 /** What OPTIMIZE does to the files it selects. */
 sealed trait OptimizeMode
 object OptimizeMode {
@@ -263,4 +264,22 @@ object Operation {
     def name: String = "VACUUM END"
     def parameters: Map[String, String] = Map("status" -> "COMPLETED")
   }
+
+  /** The kinds of statement a commit of `op` is, whose session settings could change it (config.DeltaSessionKeys). */
+  def kindsOf(op: Operation): Set[StatementKind] = ((op match {
+    case _: Write | _: ReplaceMatchingWrite => Set(StatementKind.Write)
+    case _: StreamingUpdate => Set(StatementKind.Stream, StatementKind.Write)
+    case c: CreateOrReplace => Set(StatementKind.Ddl) ++ (if (c.asSelect) Set(StatementKind.Write) else Set.empty)
+    case _: Truncate | _: Delete => Set(StatementKind.Delete)
+    case _: Update => Set(StatementKind.Update)
+    case _: Merge => Set(StatementKind.Merge)
+    case _: Optimize | _: RowTrackingUnbackfill | _: RemoveColumnMapping => Set(StatementKind.Optimize)
+    case _: Restore => Set(StatementKind.Restore)
+    case _: Convert => Set(StatementKind.Convert)
+    case _: Clone => Set(StatementKind.Clone)
+    case _: VacuumStart | _: VacuumEnd => Set(StatementKind.Vacuum)
+    case _: ClusterBy | _: SetProperties | _: UnsetProperties | _: AddColumns | _: ChangeColumn | _: RenameColumn |
+         _: DropColumns | _: ReplaceColumns | _: AddConstraint | _: DropConstraint | _: DropFeature | EmptyCommit |
+         _: Generate => Set(StatementKind.Ddl)
+  }): Set[StatementKind]) + StatementKind.Commit
 }

@@ -2,7 +2,7 @@ package io.silt.txn
 
 import java.util.UUID
 
-import io.silt.config.{SiltSettings, SiltVersion}
+import io.silt.config.{DeltaSessionKeys, SiltSettings, SiltVersion}
 import io.silt.dv.DeletionVectorFiles
 import io.silt.errors.{ConcurrentDeleteReadException, ConcurrentModificationException, ManifestWithDeletionVectorsException}
 import io.silt.actions._
@@ -135,6 +135,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   private def commitGroups(common: Seq[Action], groups: Seq[YieldingGroup],
       op: Seq[YieldingGroup] => Operation): Option[YieldedCommit] = {
     require(!committed, "a transaction commits once")
+    val statement = op(groups)
+    DeltaSessionKeys.refuseAt(spark.conf, Operation.kindsOf(statement), s"${statement.name} on ${log.tablePath}")
     var kept = groups
     val operationActions = common ++ groups.flatMap(_.actions)
     val finished = atCommit.foldLeft(metadata)((m, f) => f(m))

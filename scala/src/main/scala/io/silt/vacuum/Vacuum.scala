@@ -31,6 +31,7 @@ object VacuumMode {
  * table root (a shallow clone's source files).
  */
 object Vacuum {
+  private val Warnings = org.slf4j.LoggerFactory.getLogger(getClass)
   /** Above this many files the deletes run in the executors. */
   private val ParallelDeleteThreshold = 1000
   /** The stores on which Delta Lake records VACUUM START/END unless told: tools reading an S3 table's history see none. */
@@ -44,7 +45,15 @@ object Vacuum {
     // vacuumProtocolCheck: VACUUM must honour the table's write protocol.
     TableFeatures.checkWritable(tablePath.toString, snapshot.protocol, snapshot.metadata)
     val defaultMs = TableProperties(snapshot.metadata.configuration).deletedFileRetentionMs
-    val retentionMs = retentionHours.map(h => (h * 3600 * 1000).toLong).getOrElse(defaultMs)
+    val given = retentionHours.map(h => (h * 3600 * 1000).toLong)
+    // Delta Lake 4.4 keeps the table's retention unless RETAIN is 0 hours; a pipeline moved in deletes no more than there.
+    val ignored = given.exists(_ > 0) && SiltSettings.VacuumRetentionWindowIgnore(spark)
+    if (ignored) {
+      Warnings.warn(s"VACUUM $tablePath RETAIN ${retentionHours.get} HOURS keeps the table's delta.deletedFileRetentionDuration " +
+        s"(${defaultMs / 3600000.0} hours) instead, as Delta Lake does: set that property to change the retention, or " +
+        s"${SiltSettings.VacuumRetentionWindowIgnore.key} = false to use RETAIN's")
+    }
+    val retentionMs = given.filterNot(_ => ignored).getOrElse(defaultMs)
     val checkEnabled = SiltSettings.VacuumRetentionCheck(spark)
     if (retentionMs < 0) throw new InvalidTableOperationException(s"VACUUM retention must not be negative, not ${retentionHours.get} hours")
     if (retentionMs < defaultMs && checkEnabled) {
