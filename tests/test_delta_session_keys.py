@@ -97,17 +97,6 @@ def test_reads_are_refused_by_a_setting_that_changes_reads(spark, table, setting
     assert spark.read.format("silt").load(table).count() == 10
 
 
-def test_where_silt_differs_from_delta_lakes_default_that_default_is_refused_too(spark, table, setting):
-    # Delta Lake refuses time travel older than delta.deletedFileRetentionDuration; Silt reads it.
-    key = "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration"
-    setting(key, "true")
-    read = lambda: spark.read.format("silt").option("versionAsOf", 0).load(table).count()  # noqa: E731
-    msg = raises_silt(silt.UnsupportedOptionException, read)
-    assert f"Silt behaves as {key} = 'false'" in msg
-    spark.conf.set(key, "false")
-    assert read() == 10
-
-
 def test_every_key_delta_lake_registers_is_classified(spark):
     """The reference's own registry, read from its jar: each key honoured, no effect or not implemented; no
     key of the registry is not Delta Lake's; a not-implemented key's default is the reference's."""

@@ -113,7 +113,8 @@ def test_log_cleanup_deletes_the_compactions_a_kept_checkpoint_covers(spark, tmp
     setting(INTERVAL, "3")
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES "
-              "('delta.logRetentionDuration' = 'interval 1 hours', 'delta.checkpointInterval' = '5')")
+              "('delta.logRetentionDuration' = 'interval 1 hours', 'delta.deletedFileRetentionDuration' = "
+              "'interval 1 hours', 'delta.checkpointInterval' = '5')")
     for i in range(1, 7):
         spark.range(i * 10, i * 10 + 10).write.format("silt").mode("append").save(p)
     assert compactions(p) == [f"{0:020d}.{2:020d}.compacted.json", f"{3:020d}.{5:020d}.compacted.json"]

@@ -61,3 +61,25 @@ def test_every_engine_error_has_its_python_class_and_a_line_in_the_reference():
     # the concurrency subclasses are listed on the Concurrency page, the reference names their parent
     concurrency = {n for n in engine if n.startswith("Concurrent") or n in ("MetadataChangedException", "ProtocolChangedException")}
     assert engine - concurrency - {"ConcurrentModificationException"} <= documented, engine - documented
+
+
+def test_delta_lakes_settings_are_documented_as_the_registry_classes_them(spark):
+    """The reference page's table of Delta Lake's settings: each key the registry classes, with its class, the
+    statements another value changes and what it means (honoured keys: the Silt setting they are)."""
+    body = re.search(r"<!-- delta-settings -->(.*?)<!-- /delta-settings -->", DOC.read_text(), re.S).group(1)
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in body.strip().splitlines()[2:]]
+    documented = {r[0].strip("`"): tuple(r[1:]) for r in rows}
+    jvm = spark._jvm
+    declared = jvm.io.silt.config.DeltaSessionKeys.declared()
+    registry = {}
+    for i in range(declared.size()):
+        k = declared.apply(i)
+        kinds = ", ".join(sorted(x for x in k.kinds().mkString(",").split(",") if x))
+        registry[k.key()] = (k.treatment().name(), kinds, k.meaning())
+    assert {k: v for k, v in documented.items() if v[0] != "honoured"} == registry
+    settings = jvm.io.silt.config.SiltSettings.all()
+    silt_keys = {settings.apply(i).key() for i in range(settings.size())}
+    for key, (treatment, kinds, what) in documented.items():
+        if treatment == "honoured":
+            assert jvm.io.silt.config.DeltaSessionKeys.treatmentOf(key).get().name() == "honoured", key
+            assert what.startswith("Silt's `") and what[8:-1] in silt_keys, (key, what)

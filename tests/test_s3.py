@@ -152,7 +152,8 @@ def test_delta_rs_reads_the_s3_table(spark, s3):
 def test_v2_checkpoints_with_sidecars_and_log_cleanup_on_s3(spark, s3):
     p = s3.url("v2")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', "
-              "'delta.checkpointInterval' = '3', 'delta.logRetentionDuration' = 'interval 0 hours')")
+              "'delta.checkpointInterval' = '3', 'delta.logRetentionDuration' = 'interval 0 hours', "
+              "'delta.deletedFileRetentionDuration' = 'interval 0 hours')")
     spark.conf.set("spark.silt.checkpoint.v2.filesPerSidecar", "2")
     try:
         for i in range(8):

@@ -25,31 +25,15 @@ object DeltaKeyTreatment {
 /**
  * One key Delta Lake registers under `spark.databricks.delta.` (or `spark.databricks.io.skipping.`)
  * that is no Silt setting's Delta name: what Silt does with it, Delta's default (None: Delta has
- * none), what Silt behaves as where that is not Delta's default (`siltBehaviour`: Some(value), or
- * Some("-") when Silt behaves as no value of it), the statements another value would change, and
- * what it means.
+ * none), the statements another value would change, and what it means.
  */
 final case class DeltaKey(key: String, treatment: DeltaKeyTreatment, deltaDefault: Option[String],
-    siltBehaviour: Option[String], kinds: Set[StatementKind], meaning: String) {
-  /** Whether Silt refuses a statement of this key's kinds when the session sets it to `value`. */
-  def refuses(value: String): Boolean = siltBehaviour match {
-    case Some(DeltaKey.NoValue) => true
-    case Some(v) => !DeltaKey.sameValue(v, value)
-    case None => deltaDefault.forall(d => !DeltaKey.sameValue(d, value))
-  }
-
-  /** What Silt does instead, for the refusal. */
-  def whatSiltDoes: String = siltBehaviour match {
-    case Some(DeltaKey.NoValue) => "Silt behaves as none of its values"
-    case Some(v) => s"Silt behaves as $key = '$v', not as Delta Lake's default"
-    case None => "Silt behaves as Delta Lake's default" + deltaDefault.fold(" (the setting unset)")(d => s" ($key = '$d')")
-  }
+    kinds: Set[StatementKind], meaning: String) {
+  /** Whether `value` asks for other than Delta's default, which is what Silt does. */
+  def refuses(value: String): Boolean = deltaDefault.forall(d => !DeltaKey.sameValue(d, value))
 }
 
 private[config] object DeltaKey {
-  /** `siltBehaviour` of a key Silt behaves as no value of. */
-  val NoValue = "-"
-
   /** Delta writes defaults as Spark renders them (`2097152b`, `3600000ms`, `3.0`): compared as values, not text. */
   def sameValue(a: String, b: String): Boolean = {
     val (x, y) = (a.trim.toLowerCase, b.trim.toLowerCase)
@@ -72,19 +56,19 @@ object DeltaSessionKeys {
 
   private val Resource = "/io/silt/config/delta-settings.tsv"
 
-  /** The no-effect and not-implemented keys, from the resource: key, treatment, default, Silt's value, kinds, meaning. */
+  /** The no-effect and not-implemented keys, from the resource: key, treatment, default, kinds, meaning. */
   lazy val declared: Seq[DeltaKey] = {
     val in = getClass.getResourceAsStream(Resource)
     if (in == null) throw new IllegalStateException(s"$Resource is missing from Silt's jar")
     val lines = try Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
     lines.filter(l => l.trim.nonEmpty && !l.startsWith("#")).map { line =>
       line.split("\t", -1) match {
-        case Array(key, treatment, default, silt, kinds, meaning) =>
+        case Array(key, treatment, default, kinds, meaning) =>
           DeltaKey(key, DeltaKeyTreatment.all.find(_.name == treatment).getOrElse(
             throw new IllegalStateException(s"$Resource: $key has no treatment '$treatment'")),
-            Some(default).filter(_ != "<undefined>"), Some(silt).filter(_.nonEmpty),
+            Some(default).filter(_ != "<undefined>"),
             kinds.split(",").map(_.trim).filter(_.nonEmpty).map(StatementKind.named).toSet, meaning)
-        case _ => throw new IllegalStateException(s"$Resource: not 6 tab-separated fields: $line")
+        case _ => throw new IllegalStateException(s"$Resource: not 5 tab-separated fields: $line")
       }
     }
   }
@@ -140,7 +124,8 @@ object DeltaSessionKeys {
       byKey.get(k).filter(d => d.treatment == DeltaKeyTreatment.NotImplemented &&
           (d.kinds.contains(StatementKind.Any) || d.kinds.exists(kinds)) && d.refuses(v)).foreach { d =>
         throw new UnsupportedOptionException(k, s"Delta Lake's session setting $k = '$v' (${d.meaning}) would change " +
-          s"$statement, and Silt does not implement it: ${d.whatSiltDoes}. Unset it to run the statement as Silt does.")
+          s"$statement, and Silt does not implement it: Silt behaves as Delta Lake's default" +
+          d.deltaDefault.fold(" (the setting unset)")(dv => s" ($k = '$dv')") + ". Unset it or set it to the default.")
       }
     }
   }

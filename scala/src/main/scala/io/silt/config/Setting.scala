@@ -17,13 +17,16 @@ final class Setting[T] private[config] (
     val accepted: String,
     parse: String => Option[T],
     default: Option[T],
-    val deltaKey: Option[String] = None) {
+    val deltaKey: Option[String] = None,
+    deltaParse: Option[String => Option[T]] = None) {
 
   /**
    * The same setting also under Delta Lake's name (`spark.databricks.delta.*`): code moved from
    * Delta Lake sets it there. Both keys are one setting; set to different values, it is refused.
+   * `fromDelta` reads a value under Delta's name where Delta's unit is not Silt's.
    */
-  def withDeltaKey(deltaName: String): Setting[T] = new Setting(key, defaultText, doc, accepted, parse, default, Some(deltaName))
+  def withDeltaKey(deltaName: String, fromDelta: Option[String => Option[T]] = None): Setting[T] =
+    new Setting(key, defaultText, doc, accepted, parse, default, Some(deltaName), fromDelta)
 
   /** The key the session sets this setting under (Silt's or Delta's), with its value. */
   def set(conf: RuntimeConfig): Option[(String, String)] = {
@@ -53,8 +56,11 @@ final class Setting[T] private[config] (
 
   def parseValue(text: String): T = parseAs(key, text)
 
-  private def parseAs(k: String, text: String): T = parse(text.trim).getOrElse(
-    throw new UnsupportedOptionException(k, s"setting $k = '$text' is not valid: it takes $accepted"))
+  private def parseAs(k: String, text: String): T = {
+    val byDelta = deltaParse.filter(_ => matchesDeltaKey(k))
+    byDelta.getOrElse(parse)(text.trim).getOrElse(throw new UnsupportedOptionException(k,
+      s"setting $k = '$text' is not valid: it takes ${if (byDelta.isDefined) "a byte size" else accepted}"))
+  }
 
   // A key with a <placeholder> (spark.silt.logStore.<scheme>.impl) declares one setting per value of it.
   private val template = "<[a-z]+>".r

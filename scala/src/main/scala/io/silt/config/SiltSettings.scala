@@ -64,8 +64,10 @@ object SiltSettings {
     .withDeltaKey("spark.databricks.delta.optimizeWrite.enabled")
 
   val OptimizeWriteBinSize: Setting[Long] = Setting.long("spark.silt.optimizeWrite.binSize", Some(512L), min = 1,
-    "MiB of data an optimized write gathers into one task (so about one file)")
-    .withDeltaKey("spark.databricks.delta.optimizeWrite.binSize")
+    "MiB of data an optimized write gathers into one task (so about one file); under Delta Lake's name a byte size, " +
+      "as Delta Lake takes it (536870912, 512m)")
+    .withDeltaKey("spark.databricks.delta.optimizeWrite.binSize",
+      Some(v => ByteSize.parse(v).map(bytes => math.max(1L, (bytes + (1L << 20) - 1) >> 20))))
 
   val AutoCompactEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.autoCompact.enabled",
     "(the table's)", "after a commit that adds files, compact the small files of the partitions it wrote to (unset, the " +
@@ -113,6 +115,32 @@ object SiltSettings {
     default = true, "refuse a VACUUM retention below the table's")
     .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
 
+  val TimeTravelRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.timeTravel.retentionCheck.enabled",
+    default = true, "refuse time travel (reads, RESTORE, change feed reads) to a version committed longer ago than the " +
+      "table's delta.deletedFileRetentionDuration, whose files VACUUM may have deleted, as Delta Lake does")
+    .withDeltaKey("spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration")
+
+  val ChangeFeedTimestampOutOfRange: Setting[Boolean] = Setting.boolean(
+    "spark.silt.changeDataFeed.timestampOutOfRange.enabled", default = false, "a change feed read whose endingTimestamp " +
+      "is after the latest commit reads up to it, and one whose startingTimestamp is reads no rows (false: both refused, " +
+      "as Delta Lake refuses them)").withDeltaKey("spark.databricks.delta.changeDataFeed.timestampOutOfRange.enabled")
+
+  val UtcTimestampPartitionValues: Setting[Boolean] = Setting.boolean("spark.silt.write.utcTimestampPartitionValues",
+    default = true, "write a TIMESTAMP partition value as its instant in UTC (2024-01-02T03:04:05.000000Z), as Delta Lake " +
+      "does; false: in the session's time zone (2024-01-02 03:04:05). Readers take both")
+    .withDeltaKey("spark.databricks.delta.write.utcTimestampPartitionValues")
+
+  val ChangeFeedAcrossRenames: Setting[Boolean] = Setting.boolean(
+    "spark.silt.changeDataFeed.unsafeBatchReadOnIncompatibleSchemaChanges.enabled", default = false,
+    "a batch change feed read across a column renamed or dropped (column mapping) reads every version with the " +
+      "schema of its last; false: refused, as Delta Lake refuses it")
+    .withDeltaKey("spark.databricks.delta.changeDataFeed.unsafeBatchReadOnIncompatibleSchemaChanges.enabled")
+
+  val RetentionCompatibilityCheck: Setting[Boolean] = Setting.boolean(
+    "spark.silt.properties.retentionCompatibilityCheck.enabled", default = true,
+    "refuse table properties that make delta.logRetentionDuration shorter than delta.deletedFileRetentionDuration")
+    .withDeltaKey("spark.databricks.delta.vacuum.enforceDeletedFileAndLogRetentionDurationCompatibility")
+
   val VacuumRetentionWindowIgnore: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionWindowIgnore.enabled",
     default = true, "VACUUM … RETAIN n HOURS with n other than 0 keeps the table's delta.deletedFileRetentionDuration " +
       "instead (with a warning), as Delta Lake 4.4 does; false: RETAIN n HOURS is the retention")
@@ -122,6 +150,11 @@ object SiltSettings {
     "CONVERT TO DELTA of a folder a streaming query wrote (with `_spark_metadata/`) takes its files from that log, " +
       "which Silt does not read: such a folder is refused; false: every Parquet file listed in the folder is taken")
     .withDeltaKey("spark.databricks.delta.convert.useMetadataLog")
+
+  val ConvertUseCatalogSchema: Setting[Boolean] = Setting.boolean("spark.silt.convert.useCatalogSchema", default = true,
+    "CONVERT TO DELTA of a catalog table whose catalog columns differ from its files' footers is refused (Delta Lake " +
+      "takes the catalog's; Silt can only take the footers'); false: the footers' columns are taken")
+    .withDeltaKey("spark.databricks.delta.convert.useCatalogSchema")
 
   val VacuumLogging: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.vacuum.logging.enabled",
     "by store", "record VACUUM START and VACUUM END commits; unset, as Delta Lake does: on file, hdfs, gs, abfs(s), " +
@@ -174,7 +207,9 @@ object SiltSettings {
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
     CheckpointV2Format, CheckpointFilesPerSidecar, SnapshotMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
-    VacuumRetentionWindowIgnore, VacuumLogging, ConvertUseMetadataLog, AllowFilesOutsideTable,
+    VacuumRetentionWindowIgnore, VacuumLogging, ConvertUseMetadataLog, ConvertUseCatalogSchema, RetentionCompatibilityCheck,
+    TimeTravelRetentionCheck, ChangeFeedTimestampOutOfRange, UtcTimestampPartitionValues,
+    ChangeFeedAcrossRenames, AllowFilesOutsideTable,
     TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
     ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)
 

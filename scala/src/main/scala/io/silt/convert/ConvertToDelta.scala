@@ -19,6 +19,9 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaCo
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import io.silt.write.{SchemaEvolution, TableWriter}
 
+/** The catalog table CONVERT TO DELTA converts: its name and the columns the catalog gives it (partitions aside). */
+final case class CatalogSource(name: String, dataSchema: StructType)
+
 /** What CONVERT TO DELTA did: the version it committed (None: the folder was a Delta table already) and the files added. */
 final case class ConvertResult(version: Option[Long], numFiles: Long)
 
@@ -32,9 +35,9 @@ object ConvertToDelta {
   private val HiveNull = ExternalCatalogUtils.DEFAULT_PARTITION_NAME
   private val MetadataLog = "_spark_metadata"
 
-  /** `catalogTable`: the name of the catalog table being converted, recorded in the commit. */
+  /** `catalogTable`: the catalog table being converted, its name recorded in the commit. */
   def run(spark: SparkSession, root: Path, partitionSchema: StructType, collectStats: Boolean,
-      catalogTable: Option[String]): ConvertResult = {
+      catalogTable: Option[CatalogSource]): ConvertResult = {
     val log = TableLog.forPath(spark, root.toString)
     if (log.exists) return ConvertResult(None, 0)
     val fs = root.getFileSystem(log.hadoopConf)
@@ -66,6 +69,7 @@ object ConvertToDelta {
     val converter = new ParquetToSparkSchemaConverter(spark.sessionState.conf)
     val parsed = summaries.map(s => s -> MessageTypeParser.parseMessageType(s.schema)).toMap
     val dataSchema = mergeSchemas(root, summaries.map(s => s.file -> converter.convert(parsed(s))))
+    catalogTable.filter(_ => SiltSettings.ConvertUseCatalogSchema(spark)).foreach(checkCatalogSchema(root, dataSchema, _))
     dataSchema.fields.find(f => partitionSchema.fieldNames.exists(_.equalsIgnoreCase(f.name))).foreach { f =>
       throw new ConvertToDeltaException(root.toString, s"cannot convert $root: column ${f.name} is both a partition " +
         "column (a folder name) and a column inside the files")
@@ -82,8 +86,22 @@ object ConvertToDelta {
     txn.updateMetadata(metadata)
     TableWriter.upgradeProtocol(txn, txn.metadata)
     val version = txn.commit(adds, Operation.Convert(adds.size.toLong, partitionSchema.fieldNames.toSeq, collectStats,
-      catalogTable, Map("numConvertedFiles" -> adds.size.toLong)))
+      catalogTable.map(_.name), Map("numConvertedFiles" -> adds.size.toLong)))
     ConvertResult(Some(version), adds.size.toLong)
+  }
+
+  /**
+   * Delta Lake gives a converted catalog table the catalog's columns; Silt takes the files' footers,
+   * so where the two differ (but for nullability) it refuses rather than make another table.
+   */
+  private def checkCatalogSchema(root: Path, footers: StructType, catalog: CatalogSource): Unit = {
+    def columns(s: StructType) = SchemaEvolution.asNullable(s).fields.map(f => f.name.toLowerCase -> f.dataType).toSeq
+    if (columns(footers) != columns(catalog.dataSchema)) {
+      throw new ConvertToDeltaException(root.toString, s"cannot convert ${catalog.name}: the catalog gives it the " +
+        s"columns (${catalog.dataSchema.toDDL}) and its files' footers hold (${footers.toDDL}); Delta Lake would take the " +
+        s"catalog's, Silt can only take the files'. Set ${SiltSettings.ConvertUseCatalogSchema.key} (or Delta Lake's " +
+        "spark.databricks.delta.convert.useCatalogSchema) = false to convert with the files' columns.")
+    }
   }
 
   /**

@@ -77,6 +77,22 @@ object TableProperties {
     EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended, OptimizeWriteKey, AutoCompactKey)
 
   /**
+   * Refuses properties that change a retention so that the log would be kept for less time than
+   * removed files (time travel would find commits whose files VACUUM may already have deleted), as
+   * Delta Lake does; properties that leave both retentions as they were pass, whatever they are.
+   */
+  def checkRetentions(table: String, before: Map[String, String], after: Map[String, String]): Unit = {
+    val (was, now) = (TableProperties(before), TableProperties(after))
+    val keys = Seq(LogRetentionDuration, DeletedFileRetentionDuration)
+    if (keys.exists(k => was.get(k) != now.get(k)) && now.logRetentionMs < now.deletedFileRetentionMs) {
+      throw new InvalidTableOperationException(s"$table: $LogRetentionDuration (${now.get(LogRetentionDuration)
+        .getOrElse("interval 30 days")}) must not be shorter than $DeletedFileRetentionDuration (${now
+        .get(DeletedFileRetentionDuration).getOrElse("interval 1 week")}): time travel would reach versions whose " +
+        "files VACUUM may have deleted. Lengthen the log retention or shorten the other.")
+    }
+  }
+
+  /**
    * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
    * trust it: a change data feed, column mapping, row tracking, …), naming it.
    */

@@ -11,7 +11,7 @@ import org.apache.spark.sql.SparkSession
 
 /** How a table's log is read, captured from the session when the table is opened. */
 final case class LogOptions(allowFilesOutside: Boolean = true, logStores: Map[String, String] = Map.empty,
-    useCompactions: Boolean = true, maxDriverFiles: Long = 200000L)
+    useCompactions: Boolean = true, maxDriverFiles: Long = 200000L, timeTravelWithinRetention: Boolean = true)
 
 object LogOptions {
   /** The session's log options; opening a table is where a misspelt or invalid `spark.silt.*` setting is refused. */
@@ -19,7 +19,8 @@ object LogOptions {
     SiltSettings.checkSession(spark.conf)
     LogOptions(allowFilesOutside = SiltSettings.AllowFilesOutsideTable(spark),
       logStores = SiltSettings.LogStoreImpl.byPart(spark.conf), useCompactions = SiltSettings.LogCompactionReads(spark),
-      maxDriverFiles = SiltSettings.SnapshotMaxDriverFiles(spark))
+      maxDriverFiles = SiltSettings.SnapshotMaxDriverFiles(spark),
+      timeTravelWithinRetention = SiltSettings.TimeTravelRetentionCheck(spark))
   }
 }
 
@@ -114,6 +115,25 @@ final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configur
         s"use a time at or before $at", ErrorClass.TimestampAfterLatestCommit)
     }
     build(l, found.version)
+  }
+
+  /**
+   * Refuses to `what` (read, restore, …) the table at `version`, older than the latest, when it was
+   * committed longer ago than the table's delta.deletedFileRetentionDuration, as Delta Lake does:
+   * VACUUM may have deleted some of its files, so it would read a part of its rows.
+   */
+  def checkWithinRetention(version: Long, what: String): Unit = if (options.timeTravelWithinRetention) {
+    val current = latest()
+    if (version < current.version) {
+      val retentionMs = TableProperties(current.metadata.configuration).deletedFileRetentionMs
+      val at = commitTime(version)
+      if (at < System.currentTimeMillis() - retentionMs) {
+        throw new VersionNotFoundException(s"cannot $what $tablePath at version $version, committed at " +
+          s"${new java.sql.Timestamp(at)}: that is longer ago than its delta.deletedFileRetentionDuration " +
+          s"(${retentionMs / 3600000.0} hours), so VACUUM may have deleted some of its files. Lengthen the retention, or " +
+          s"set ${SiltSettings.TimeTravelRetentionCheck.key} = false to read what is left", ErrorClass.TimeTravelBeyondRetention)
+      }
+    }
   }
 
   /**

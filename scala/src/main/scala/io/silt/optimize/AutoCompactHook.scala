@@ -6,6 +6,7 @@ import io.silt.actions.{AddFile, CommitInfo}
 import io.silt.config.SiltSettings
 import io.silt.features.TableProperties
 import io.silt.log.{Snapshot, TableLog}
+import io.silt.partition.PartitionValues
 import io.silt.txn.{OptimizeMode, PostCommitHook}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
@@ -30,13 +31,20 @@ final class AutoCompactHook extends PostCommitHook with Logging {
         case c: CommitInfo => c.operation.exists(op => op == "OPTIMIZE" || op == "REORG")
         case _ => false
       }
-      val written = actions.collect { case a: AddFile => a.partitionValues }.toSet
+      // partitions by value: files written in another form of the same value are of the same partition
+      val (schema, tz) = (snapshot.metadata.partitionSchema, spark.sessionState.conf.sessionLocalTimeZone)
+      val comparable = new PartitionValues.Comparable(schema, tz)
+      val written = actions.collect { case a: AddFile => comparable(a.partitionValues) }.toSet
       if (compacting || written.isEmpty) return
       val settings = AutoCompactHook.settings(spark)
+      val minFileSize = settings.minFileSize
       val minNumFiles = SiltSettings.AutoCompactMinNumFiles(spark)
-      val small = snapshot.filesWhere(Nil, spark.sessionState.conf.sessionLocalTimeZone)(() => a =>
-        a.size < settings.minFileSize && written(a.partitionValues))
-      val chosen = small.groupBy(_.partitionValues).collect { case (p, files) if files.size >= minNumFiles => p }.toSet
+      val small = snapshot.filesWhere(Nil, tz) { () =>
+        val inTask = new PartitionValues.Comparable(schema, tz)
+        a => a.size < minFileSize && written(inTask(a.partitionValues))
+      }
+      val chosen = small.groupBy(a => comparable(a.partitionValues))
+        .collect { case (p, files) if files.size >= minNumFiles => p }.toSet
       if (chosen.isEmpty) return
       val predicate = AutoCompactHook.describe(chosen)
       OptimizeExecutor.run(spark, log.tablePath, None, OptimizeMode.Compaction,

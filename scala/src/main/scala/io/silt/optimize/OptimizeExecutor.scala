@@ -10,7 +10,7 @@ import io.silt.expressions.Curve
 import io.silt.actions.AddFile
 import io.silt.features.TableFeatures
 import io.silt.log.{Snapshot, TableLog}
-import io.silt.partition.PartitionPredicates
+import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.read.SiltRelation
 import io.silt.stats.StatsColumn
 import io.silt.txn.{OptimizeMode, Operation, OptimisticTransaction, YieldingGroup}
@@ -70,19 +70,24 @@ object OptimizeExecutor extends Logging {
     // compacted, the few small ones are held on the driver, not its whole list (the rest are counted).
     val prefilter = if (clusterBy.isDefined) None else candidate(mode, settings)
     val inScope = new java.util.concurrent.atomic.AtomicLong
-    val considered = snapshot.filesWhere(predicate.toSeq, tz) { () => a =>
-      auto.forall(_.partitions.contains(a.partitionValues)) && { inScope.incrementAndGet(); prefilter.forall(_(a)) }
+    val schema = snapshot.metadata.partitionSchema
+    val considered = snapshot.filesWhere(predicate.toSeq, tz) { () =>
+      val comparable = new PartitionValues.Comparable(schema, tz)
+      a => auto.forall(_.partitions.contains(comparable(a.partitionValues))) &&
+        { inScope.incrementAndGet(); prefilter.forall(_(a)) }
     }
+    // partitions by value: files written in another form of the same value are of the same partition
+    val partitionOf = new PartitionValues.Comparable(schema, tz)
     val numConsidered = inScope.get
     lastHeld.set((tablePath.toUri.getPath, considered.size.toLong))
     val widened = if (mode == OptimizeMode.RewriteTypeWidening) WidenedFiles.select(spark, snapshot, considered).toSet
       else Set.empty[AddFile]
     val bins = clusterBy match {
-      case Some(columns) => considered.groupBy(_.partitionValues).toSeq.flatMap { case (values, files) =>
+      case Some(columns) => considered.groupBy(a => partitionOf(a.partitionValues)).toSeq.flatMap { case (values, files) =>
         Some(LiquidClustering.filesToCluster(files, columns, full = mode == OptimizeMode.Full)).filter(_.nonEmpty)
           .map(Bin(values, _))
       }
-      case None => plan(considered, mode, settings, widened)
+      case None => plan(considered, mode, settings, widened, partitionOf)
     }
     val selected = bins.flatMap(_.files)
     txn.readFiles(selected)
@@ -151,9 +156,10 @@ object OptimizeExecutor extends Logging {
    * files and those with too many deleted rows. A bin of one file is only rewritten when that
    * drops deleted rows or changes its types.
    */
-  private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings, widened: Set[AddFile]): Seq[Bin] = {
+  private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings, widened: Set[AddFile],
+      partitionOf: PartitionValues.Comparable): Seq[Bin] = {
     val purge = mode == OptimizeMode.Purge
-    files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
+    files.groupBy(a => partitionOf(a.partitionValues)).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
       if (mode.isInstanceOf[OptimizeMode.ZOrder]) Seq(Bin(values, inPartition))
       else {
         val selected = inPartition.filter(candidate(mode, settings).getOrElse(widened))

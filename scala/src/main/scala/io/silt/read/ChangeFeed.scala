@@ -2,9 +2,9 @@ package io.silt.read
 
 import scala.util.Try
 
-import io.silt.config.{DeltaSessionKeys, StatementKind}
+import io.silt.config.{DeltaSessionKeys, SiltSettings, StatementKind}
 import io.silt.dv.DeletionVectorDescriptor
-import io.silt.errors.{InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
+import io.silt.errors.{ErrorClass, InvalidTableOperationException, MissingChangeDataException, VersionNotFoundException}
 import io.silt.actions.{AddCDCFile, AddFile, Metadata, RemoveFile}
 import io.silt.features.{ChangeDataFeed, ColumnMapping}
 import io.silt.log.TableLog
@@ -55,28 +55,41 @@ object ChangeFeed {
     }
     val start = bound("startingVersion", "startingTimestamp").getOrElse(throw new InvalidTableOperationException(
       "a change-feed read (readChangeFeed) needs the option startingVersion or startingTimestamp"))
-    range(log, start, bound("endingVersion", "endingTimestamp"))
+    range(log, start, bound("endingVersion", "endingTimestamp"), SiltSettings.ChangeFeedTimestampOutOfRange(spark))
   }
 
-  /** The versions from `start` to `end` (the latest when None), checked against the table's commits. */
-  def range(log: TableLog, start: ChangeBound, end: Option[ChangeBound]): (Long, Long) = {
+  /**
+   * The versions from `start` to `end` (the latest when None), checked against the table's commits.
+   * A timestamp after the latest commit is refused, as Delta Lake refuses it, unless `outOfRange`:
+   * then an end is the latest version, and a start gives no versions (latest + 1 to latest).
+   */
+  def range(log: TableLog, start: ChangeBound, end: Option[ChangeBound], outOfRange: Boolean): (Long, Long) = {
     val latest = log.latest().version
     lazy val commits = log.commits()
+    def afterLatest(option: String, text: String) = new VersionNotFoundException(s"$option $text is after the latest " +
+      s"commit of ${log.tablePath} (version $latest at ${new java.sql.Timestamp(commits.entries.last.timestamp)}); set " +
+      s"${SiltSettings.ChangeFeedTimestampOutOfRange.key} = true to read up to the latest commit",
+      ErrorClass.TimestampAfterLatestCommit)
     val from = start match {
       case ChangeBound.AtVersion(v) => v
-      case ChangeBound.AtTime(ms, text) => commits.firstAtOrAfter(ms).map(_.version).getOrElse(
-        throw new VersionNotFoundException(s"startingTimestamp $text is after the latest commit of ${log.tablePath} " +
-          s"(version $latest at ${new java.sql.Timestamp(commits.entries.last.timestamp)})"))
+      case ChangeBound.AtTime(ms, text) => commits.firstAtOrAfter(ms).map(_.version) match {
+        case Some(v) => v
+        case None if outOfRange => return (latest + 1, latest)
+        case None => throw afterLatest("startingTimestamp", text)
+      }
     }
     if (from > latest) throw new VersionNotFoundException(s"startingVersion $from of the change feed of " +
       s"${log.tablePath} is after its latest version $latest")
     val to = end.map {
       case ChangeBound.AtVersion(v) => math.min(v, latest)
-      case ChangeBound.AtTime(ms, text) => commits.lastAtOrBefore(ms).map(_.version).getOrElse(
-        throw new VersionNotFoundException(s"endingTimestamp $text is before the first commit of ${log.tablePath}"))
+      case ChangeBound.AtTime(ms, text) =>
+        if (!outOfRange && commits.entries.last.timestamp < ms) throw afterLatest("endingTimestamp", text)
+        commits.lastAtOrBefore(ms).map(_.version).getOrElse(
+          throw new VersionNotFoundException(s"endingTimestamp $text is before the first commit of ${log.tablePath}"))
     }.getOrElse(latest)
     if (to < from) throw new InvalidTableOperationException(s"the change feed range of ${log.tablePath} from version " +
       s"$from to $to is empty: the end is before the start")
+    log.checkWithinRetention(from, "read the change data feed of")
     (from, to)
   }
 
@@ -84,8 +97,11 @@ object ChangeFeed {
   def changes(spark: SparkSession, log: TableLog, from: Long, to: Long): DataFrame = {
     val tablePath = log.tablePath.toString
     DeltaSessionKeys.refuseAt(spark.conf, Set(StatementKind.ChangeFeed), s"a read of the change data feed of $tablePath")
+    // A start after the latest commit, read with timestampOutOfRange: no versions, no rows.
+    if (from > to) return read(spark, log, log.snapshotAt(to).metadata, Nil, streaming = false)
     val metadata = log.snapshotAt(to).metadata
     var current = log.snapshotAt(from).metadata
+    val acrossRenames = SiltSettings.ChangeFeedAcrossRenames(spark)
     val range = log.commits().slice(from, to)
     if (range.entries.headOption.forall(_.version != from)) {
       throw new VersionNotFoundException(s"the commits of $tablePath from version $from on are no longer in its log")
@@ -93,7 +109,7 @@ object ChangeFeed {
     val files = range.entries.flatMap { entry =>
       val actions = range.actions(entry)
       actions.foreach { case m: Metadata => current = m; case _ => }
-      check(tablePath, entry.version, current, metadata, from, to)
+      check(tablePath, entry.version, current, metadata, from, to, acrossRenames)
       filesOf(actions, entry.version, entry.timestamp)
     }
     read(spark, log, metadata, files, streaming = false)
@@ -107,14 +123,32 @@ object ChangeFeed {
         "was not on). Start at a later version; DESCRIBE HISTORY shows when it was turned on")
     }
 
-  private def check(tablePath: String, version: Long, m: Metadata, readAs: Metadata, from: Long, to: Long): Unit = {
+  private def check(tablePath: String, version: Long, m: Metadata, readAs: Metadata, from: Long, to: Long,
+      acrossRenames: Boolean): Unit = {
     requireRecorded(tablePath, version, m, s"from version $from to $to")
     if (!SourceCommits.readableAs(SourceCommits.physical(m.schema), SourceCommits.physical(readAs.schema))) {
       throw new InvalidTableOperationException(s"the change data feed of $tablePath from version $from to $to " +
         s"cannot be read with the schema of version $to: a column changed type by version $version. Read the " +
         "versions before and after that change separately")
     }
+    // As Delta Lake: rows of a column renamed or dropped since would be read under another name, or lost.
+    val (then, now) = (logicalByPhysical(m.schema), logicalByPhysical(readAs.schema))
+    then.find { case (physical, logical) => !now.get(physical).contains(logical) }.filterNot(_ => acrossRenames).foreach {
+      case (physical, logical) =>
+        val what = now.get(physical).fold("was dropped")(l => s"was renamed ${l.mkString(".")}")
+        throw new InvalidTableOperationException(s"the change data feed of $tablePath from version $from to $to " +
+          s"cannot be read with the schema of version $to: column ${logical.mkString(".")} of version $version $what " +
+          s"by then. Read the versions before and after that change separately, or set " +
+          s"${SiltSettings.ChangeFeedAcrossRenames.key} = true to read them all with the schema of version $to")
+    }
   }
+
+  /** Each column's logical path by its physical path (the same under no column mapping). */
+  private def logicalByPhysical(s: StructType, physical: Seq[String] = Nil, logical: Seq[String] = Nil): Map[Seq[String], Seq[String]] =
+    s.fields.flatMap { f =>
+      val (p, l) = (physical :+ ColumnMapping.physicalName(f), logical :+ f.name)
+      Seq(p -> l) ++ (f.dataType match { case st: StructType => logicalByPhysical(st, p, l); case _ => Nil })
+    }.toMap
 
   /** What the actions of commit `version` (made at `timestamp`) give the feed to read. */
   private[read] def filesOf(actions: Seq[io.silt.actions.Action], version: Long, timestamp: Long): IndexedSeq[ChangeFile] = {

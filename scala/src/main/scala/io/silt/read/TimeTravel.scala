@@ -15,10 +15,15 @@ sealed trait TimeTravel {
 object TimeTravel {
   case object Latest extends TimeTravel { def snapshot(log: TableLog): Snapshot = log.latest() }
   final case class AtVersion(version: Long) extends TimeTravel {
-    def snapshot(log: TableLog): Snapshot = log.snapshotAt(version)
+    def snapshot(log: TableLog): Snapshot = withinRetention(log, log.snapshotAt(version))
   }
   final case class AsOfTimestamp(millis: Long) extends TimeTravel {
-    def snapshot(log: TableLog): Snapshot = log.snapshotAsOf(millis)
+    def snapshot(log: TableLog): Snapshot = withinRetention(log, log.snapshotAsOf(millis))
+  }
+
+  private def withinRetention(log: TableLog, s: Snapshot): Snapshot = {
+    log.checkWithinRetention(s.version, "time travel to")
+    s
   }
 
   /** From the reader options versionAsOf / timestampAsOf (at most one of them). */

@@ -1,6 +1,7 @@
 package io.silt.sql
 
 import io.silt.catalog.SiltCatalog
+import io.silt.convert.CatalogSource
 import io.silt.convert.ConvertToDelta
 import io.silt.errors.{ConvertToDeltaException, NotADeltaTableException}
 import io.silt.spark.JobDescription
@@ -30,7 +31,8 @@ final case class ConvertCommand(table: TableRef, partitionSchema: Option[StructT
     }
     val partitions = partitionSchema.orElse(entry.map(_.partitionSchema)).getOrElse(new StructType())
     val result = JobDescription(spark, s"CONVERT TO DELTA ${path.getName}")(
-      ConvertToDelta.run(spark, path, partitions, collectStats, entry.map(_.identifier.unquotedString)))
+      ConvertToDelta.run(spark, path, partitions, collectStats,
+        entry.map(e => CatalogSource(e.identifier.unquotedString, e.dataSchema))))
     if (result.version.isEmpty) {
       logWarning(s"Silt: CONVERT TO DELTA ${table.display}: $path is a Delta table already; nothing was converted")
     }

@@ -1,5 +1,6 @@
 package io.silt.sql
 
+import io.silt.config.SiltSettings
 import io.silt.errors.InvalidTableOperationException
 import io.silt.log.TableLog
 import io.silt.read.{ChangeBound, ChangeFeed, TimeTravel}
@@ -42,7 +43,8 @@ object TableChanges {
           s"a timestamp (string), not ${other.simpleString}")
       }
       val log = TableLog.forPath(spark, pathOf(spark, table))
-      val (from, to) = ChangeFeed.range(log, bound(args(1), "start"), args.lift(2).map(bound(_, "end")))
+      val (from, to) = ChangeFeed.range(log, bound(args(1), "start"), args.lift(2).map(bound(_, "end")),
+        SiltSettings.ChangeFeedTimestampOutOfRange(spark))
       ChangeFeed.changes(spark, log, from, to).queryExecution.analyzed
     })
 

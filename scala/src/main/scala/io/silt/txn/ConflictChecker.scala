@@ -5,7 +5,7 @@ import io.silt.actions._
 import io.silt.features._
 import io.silt.log._
 import io.silt.dv.DeletionVectorReader
-import io.silt.partition.PartitionPredicates
+import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, PredicateHelper}
 
@@ -72,7 +72,8 @@ final class ConflictChecker(
       s"added ${a.path}${partitionOf(a)}, which may hold rows this transaction read ($read)")
     if (readSet.validatesRows) added.headOption.foreach(appended(_, "every row, checked against a new constraint"))
     if (readSet.wholeTable) added.headOption.foreach(appended(_, "the whole table"))
-    added.find(a => readSet.partitionValues(ReadSet.partitionKey(a.partitionValues)))
+    lazy val comparable = new PartitionValues.Comparable(readSnapshot.metadata.partitionSchema, timeZone)
+    added.find(a => readSet.partitionValues.nonEmpty && readSet.partitionValues(comparable(a.partitionValues)))
       .foreach(appended(_, "partitions it replaces"))
     if (readSet.partitionPredicates.nonEmpty) {
       val matches = PartitionPredicates.matcher(readSet.partitionPredicates, readSnapshot.metadata.partitionSchema, timeZone)

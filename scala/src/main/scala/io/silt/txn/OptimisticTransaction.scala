@@ -9,7 +9,7 @@ import io.silt.actions._
 import io.silt.features._
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import io.silt.log._
-import io.silt.partition.PartitionPredicates
+import io.silt.partition.{PartitionPredicates, PartitionValues}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 
@@ -47,6 +47,9 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     TableProperties(m.configuration).validate()
     ChangeDataFeed.checkColumns(log.tablePath.toString, m)
     val previous = readSnapshot.map(_.metadata)
+    if (SiltSettings.RetentionCompatibilityCheck(spark)) {
+      TableProperties.checkRetentions(log.tablePath.toString, previous.map(_.configuration).getOrElse(Map.empty), m.configuration)
+    }
     if (!previous.exists(_.schemaString == m.schemaString)) SupportedTypes.check(log.tablePath.toString, m.schema)
     if (!replacingTable) previous.foreach(ColumnMapping.checkModeChange(log.tablePath.toString, _, m))
     val upgrading = !replacingTable && previous.exists(p => !ColumnMapping.of(p).enabled)
@@ -81,10 +84,15 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
 
   /** The live files of exactly these partitions (by value), recorded as read: what a dynamic overwrite replaces. */
   def filesInPartitionValues(partitions: Set[Map[String, String]]): Seq[AddFile] = {
-    val keys = partitions.map(ReadSet.partitionKey)
+    // locals, not this transaction's fields: the matcher may be built in Spark's tasks
+    val (schema, zone) = (metadata.partitionSchema, timeZone)
+    val comparable = new PartitionValues.Comparable(schema, zone)
+    val keys = partitions.map(comparable(_))
     readSet = readSet.copy(partitionValues = readSet.partitionValues ++ keys)
-    readSnapshot.map(_.filesWhere(Nil, timeZone)(() => a => keys(ReadSet.partitionKey(a.partitionValues))))
-      .getOrElse(IndexedSeq.empty)
+    readSnapshot.map(_.filesWhere(Nil, zone)(() => {
+      val inTask = new PartitionValues.Comparable(schema, zone)
+      a => keys(inTask(a.partitionValues))
+    })).getOrElse(IndexedSeq.empty)
   }
 
   /** Commits `t` with whatever actions the operation commits (an idempotent write's `txn` action). */

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * would have changed it. `partitionPredicates` select the partitions read; `predicates` the rows
  * read (each the condition of one read, on partition and data columns: a concurrent file that may
  * hold a matching row conflicts); an empty read set is a blind append. `partitionValues`: whole
- * partitions read by their exact values (a dynamic partition overwrite), keys lower-cased.
+ * partitions read by their values (a dynamic partition overwrite), as `PartitionValues.Comparable` writes them.
  * `onlyMarkedRows`: of the files read, the transaction depends on exactly the rows it marks deleted
  * (a DELETE, UPDATE or MERGE with deletion vectors), so that a concurrent change to other rows of
  * those files is no conflict.
@@ -23,9 +23,4 @@ final case class ReadSet(
 
   def isEmpty: Boolean = !wholeTable && partitionPredicates.isEmpty && files.isEmpty && partitionValues.isEmpty &&
     predicates.isEmpty
-}
-
-object ReadSet {
-  /** Partition values keyed by lower-cased column name, as partitions are compared. */
-  def partitionKey(values: Map[String, String]): Map[String, String] = values.map { case (k, v) => k.toLowerCase -> v }
 }

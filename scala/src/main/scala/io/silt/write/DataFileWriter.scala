@@ -4,16 +4,17 @@ import java.util.UUID
 
 import scala.util.control.NonFatal
 
-import io.silt.config.TableFileSystem
+import io.silt.config.{SiltSettings, TableFileSystem}
 import io.silt.errors.SiltException
 import io.silt.actions.{AddFile, Metadata, TablePaths}
 import io.silt.features.ColumnMapping
+import io.silt.partition.PartitionValues
 import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.datasources.FileFormatWriter
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{StructField, StructType, TimestampType}
 
 /**
  * Writes a DataFrame as Parquet data files under the table root with Spark's file writer,
@@ -91,9 +92,15 @@ object DataFileWriter {
       // a constraint violated in a task: the typed error, not Spark's job failure around it
       case NonFatal(e) => throw SiltException.rootOf(e).getOrElse(e)
     }
+    // Spark names a timestamp partition's folder in the session's zone; Delta Lake writes the instant in UTC.
+    val zone = spark.sessionState.conf.sessionLocalTimeZone
+    val utc = metadata.partitionSchema.fields.filter(_.dataType == TimestampType).map(f => mapping.partitionKey(f.name))
+      .filter(_ => SiltSettings.UtcTimestampPartitionValues(spark)).map(_.toLowerCase).toSet
     committer.writtenFiles.map { f =>
-      val keyed = metadata.partitionColumns.map(c => mapping.partitionKey(c)).map(k =>
-        k -> f.partitionValues.find(_._1.equalsIgnoreCase(k)).map(_._2).orNull).toMap
+      val keyed = metadata.partitionColumns.map(c => mapping.partitionKey(c)).map { k =>
+        val raw = f.partitionValues.find(_._1.equalsIgnoreCase(k)).map(_._2).orNull
+        k -> (if (utc(k.toLowerCase)) PartitionValues.utcTimestamp(raw, zone) else raw)
+      }.toMap
       val relative = if (folder.isEmpty) f.relativePath else s"$folder/${f.relativePath}"
       (f.copy(relativePath = relative, partitionValues = keyed),
         if (collectStats) statsTracker.statsFor(new Path(f.relativePath).getName) else None)
