@@ -38,7 +38,7 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-second-tier demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-second-tier test-delta-defaults demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
@@ -174,6 +174,13 @@ test-wheel: build
 	SILT_WHEEL_DIR=$(TEST_WHEEL) $(PY) -m pytest -q -p no:cacheprovider \
 	  $(foreach m,$(TIER1_MINORS),"tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
 
+# The DML, maintenance and streaming tests in a session that sets every Delta Lake setting the reference
+# registers to its default (but Silt's own settings under Delta's names): a Delta deployment's session.
+DELTA_DEFAULTS_TESTS := tests/test_dml.py tests/test_optimize.py tests/test_streaming.py tests/test_streaming_source.py \
+                        tests/test_table_utilities.py tests/test_checkpoints.py
+test-delta-defaults: build
+	SILT_DELTA_DEFAULTS=1 $(PY) -m pytest $(DELTA_DEFAULTS_TESTS) -q -p no:cacheprovider -m "not slow and not full and not server"
+
 # The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest
 # minor, the wheel installed with the oldest minor's pyspark.
 test:
@@ -191,6 +198,7 @@ test-second-tier: build-all dist docs
 	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow or server" --durations=25 \
 	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
+	$(MAKE) test-delta-defaults
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
 	# the oldest minor: the rest of the core suite (make test ran its smoke subset) and its reference's tests
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" \

@@ -27,6 +27,20 @@ def test_delta_lake_programs_run_unchanged_but_for_imports_and_session(spark, pr
     runpy.run_path(str(program), run_name="__main__")  # its assertions check what it did
 
 
+# What Delta Lake's own test harness sets on its sessions (python/delta/testing/utils.py, build.sbt's test options).
+DELTA_TEST_HARNESS = {"spark.databricks.delta.snapshotPartitions": "2", "spark.sql.shuffle.partitions": "5",
+                      "spark.databricks.delta.delta.log.cacheSize": "3",
+                      "spark.sql.sources.parallelPartitionDiscovery.parallelism": "5"}
+
+
+@pytest.mark.full  # second tier: the programs again, in a session as Delta Lake's test harness makes it
+def test_delta_lake_programs_pass_with_delta_lakes_test_harness_settings(spark, setting):
+    for k, v in DELTA_TEST_HARNESS.items():
+        setting(k, v)
+    for program in EXAMPLES:
+        runpy.run_path(str(program), run_name="__main__")
+
+
 def test_delta_table_methods_return_what_delta_spark_returns(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.range(10).selectExpr("id", "id % 2 AS k").write.format("delta").partitionBy("k").save(p)

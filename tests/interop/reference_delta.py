@@ -184,7 +184,10 @@ def op_settings(spark, canon, op):
     jvm = spark._jvm
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     for name in DELTA_SETTING_OBJECTS:
-        jvm.java.lang.Class.forName(name, True, loader).getField("MODULE$").get(None)
+        try:
+            jvm.java.lang.Class.forName(name, True, loader).getField("MODULE$").get(None)
+        except Exception:  # noqa: BLE001 - an older release without it (Delta Lake 3.3 has no DataSkippingReaderConf)
+            pass
     sql_conf = getattr(getattr(jvm.org.apache.spark.sql.internal, "SQLConf$"), "MODULE$")
     entries = sql_conf.getConfigEntries().toArray()
     return {"settings": {e.key(): e.defaultValueString() for e in entries

@@ -102,6 +102,17 @@ private[config] object Setting {
     new Setting(key, defaultText, doc, "true or false",
       v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, None)
 
+  /**
+   * A boolean whose default is Delta Lake 4.4's on Spark 4 and Delta Lake 3.3's on Spark 3.5, where
+   * the reference has another default (or no such setting: the behaviour it has).
+   */
+  def booleanByDeltaRelease(key: String, onSpark4: Boolean, onSpark35: Boolean, doc: String): Setting[Boolean] =
+    new Setting(key, s"$onSpark4 ($onSpark35 on Spark 3.5)", doc, "true or false",
+      v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None },
+      Some(if (Spark35) onSpark35 else onSpark4))
+
+  private lazy val Spark35 = org.apache.spark.SPARK_VERSION.startsWith("3.")
+
   def int(key: String, default: Int, min: Int, doc: String): Setting[Int] =
     new Setting(key, default.toString, doc, s"an integer >= $min", v => Try(v.toInt).toOption.filter(_ >= min), Some(default))
 

@@ -115,8 +115,8 @@ object SiltSettings {
     default = true, "refuse a VACUUM retention below the table's")
     .withDeltaKey("spark.databricks.delta.retentionDurationCheck.enabled")
 
-  val TimeTravelRetentionCheck: Setting[Boolean] = Setting.boolean("spark.silt.timeTravel.retentionCheck.enabled",
-    default = true, "refuse time travel (reads, RESTORE, change feed reads) to a version committed longer ago than the " +
+  val TimeTravelRetentionCheck: Setting[Boolean] = Setting.booleanByDeltaRelease("spark.silt.timeTravel.retentionCheck.enabled",
+    onSpark4 = true, onSpark35 = false, "refuse time travel (reads, RESTORE, change feed reads) to a version committed longer ago than the " +
       "table's delta.deletedFileRetentionDuration, whose files VACUUM may have deleted, as Delta Lake does")
     .withDeltaKey("spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration")
 
@@ -136,14 +136,15 @@ object SiltSettings {
       "schema of its last; false: refused, as Delta Lake refuses it")
     .withDeltaKey("spark.databricks.delta.changeDataFeed.unsafeBatchReadOnIncompatibleSchemaChanges.enabled")
 
-  val RetentionCompatibilityCheck: Setting[Boolean] = Setting.boolean(
-    "spark.silt.properties.retentionCompatibilityCheck.enabled", default = true,
+  val RetentionCompatibilityCheck: Setting[Boolean] = Setting.booleanByDeltaRelease(
+    "spark.silt.properties.retentionCompatibilityCheck.enabled", onSpark4 = true, onSpark35 = false,
     "refuse table properties that make delta.logRetentionDuration shorter than delta.deletedFileRetentionDuration")
     .withDeltaKey("spark.databricks.delta.vacuum.enforceDeletedFileAndLogRetentionDurationCompatibility")
 
-  val VacuumRetentionWindowIgnore: Setting[Boolean] = Setting.boolean("spark.silt.vacuum.retentionWindowIgnore.enabled",
-    default = true, "VACUUM … RETAIN n HOURS with n other than 0 keeps the table's delta.deletedFileRetentionDuration " +
-      "instead (with a warning), as Delta Lake 4.4 does; false: RETAIN n HOURS is the retention")
+  val VacuumRetentionWindowIgnore: Setting[Boolean] = Setting.booleanByDeltaRelease(
+    "spark.silt.vacuum.retentionWindowIgnore.enabled", onSpark4 = true, onSpark35 = false,
+    "VACUUM … RETAIN n HOURS with n other than 0 keeps the table's delta.deletedFileRetentionDuration " +
+      "instead (with a warning), as Delta Lake 4.4 does; false: RETAIN n HOURS is the retention (as Delta Lake 3.3)")
     .withDeltaKey("spark.databricks.delta.vacuum.retentionWindowIgnore.enabled")
 
   val ConvertUseMetadataLog: Setting[Boolean] = Setting.boolean("spark.silt.convert.useMetadataLog", default = true,
