@@ -4,8 +4,8 @@ import io.silt.errors.InvalidTableOperationException
 import io.silt.expressions.IdentityPlaceholder
 import io.silt.features.IdentityColumns
 import io.silt.write.GeneratedColumns
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedExtractValue}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Cast, Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.Assignment
 import org.apache.spark.sql.catalyst.util.ResolveDefaultColumns
 import org.apache.spark.sql.types.StructType
@@ -32,11 +32,14 @@ object GeneratedAssignments {
         if (!insert && !inputs.exists(n => assigned(n).isDefined)) None
         else target.find(_.name.equalsIgnoreCase(f.name)).map { key =>
           // an input's new value: what the clause assigns it, else (an update) the row's own, (an insert) its default
+          // (a field of a struct column, `s.x`: the field of the column's new value)
           val value = computed.transform {
-            case a: UnresolvedAttribute if a.nameParts.size == 1 => assigned(a.nameParts.head).getOrElse {
+            case a: UnresolvedAttribute if target.exists(_.name.equalsIgnoreCase(a.nameParts.head)) =>
               val column = target.find(_.name.equalsIgnoreCase(a.nameParts.head))
-              if (insert) column.map(ResolveDefaultColumns.getDefaultValueExprOrNullLit).getOrElse(a) else column.getOrElse(a)
-            }
+              val base = assigned(a.nameParts.head).getOrElse {
+                if (insert) column.map(ResolveDefaultColumns.getDefaultValueExprOrNullLit).get else column.get
+              }
+              a.nameParts.tail.foldLeft(base)((e, field) => UnresolvedExtractValue(e, Literal(field)))
           }
           Assignment(key, Cast(value, key.dataType))
         }

@@ -8,8 +8,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 
 /**
  * Plans DELETE, UPDATE and MERGE on Silt tables as Silt's commands once Spark has resolved them,
- * with assigned structs matched to the columns by name ([[RowChanges.byName]]) and generated
- * columns recomputed ([[GeneratedAssignments]]).
+ * with assignments to struct fields made assignments of their columns ([[NestedAssignments]]),
+ * assigned structs matched to the columns by name ([[RowChanges.byName]]) and generated columns
+ * recomputed ([[GeneratedAssignments]]).
  */
 object ResolveDml extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
@@ -18,7 +19,7 @@ object ResolveDml extends Rule[LogicalPlan] {
     // Spark's cast of a struct whose fields are in another order does not resolve when their types
     // differ by position: the plan resolves once the struct is matched by name.
     case u @ UpdateTable(t @ DmlTarget(_), assignments, cond) if u.table.resolved =>
-      val completed = generated(assignments, t, insert = false)
+      val completed = generated(NestedAssignments.expand(assignments, t.output), t, insert = false)
       val named = u.copy(assignments = RowChanges.byName(completed, conf.sessionLocalTimeZone))
       if (completed ne assignments) named // the generated columns' values resolve first
       else if (named.resolved) UpdateCommand(t, named.assignments, cond) else u
@@ -26,7 +27,8 @@ object ResolveDml extends Rule[LogicalPlan] {
     case m: MergeIntoTable if DmlTarget.unapply(m.targetTable).isDefined && m.targetTable.resolved && m.sourceTable.resolved =>
       val t = m.targetTable
       var completed = false
-      def complete(as: Seq[Assignment], insert: Boolean) = {
+      def complete(assigned: Seq[Assignment], insert: Boolean) = {
+        val as = if (insert) assigned else NestedAssignments.expand(assigned, t.output)
         val c = if (as.forall(_.resolved)) generated(as, t, insert) else as
         if (c ne as) completed = true
         RowChanges.byName(c, conf.sessionLocalTimeZone)

@@ -19,6 +19,8 @@ object ErrorClass {
   val VersionNotFound: ErrorClass = delta("VERSION_NOT_FOUND", "22003")
   val TimestampBeforeFirstCommit: ErrorClass = delta("TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION", "42816")
   val TimestampAfterLatestCommit: ErrorClass = delta("TIMESTAMP_GREATER_THAN_COMMIT", "42816")
+  val UnsupportedNestedFieldInUpdate: ErrorClass = delta("UNSUPPORTED_NESTED_FIELD_IN_UPDATE", "0AKDC")
+  val ConflictSetColumn: ErrorClass = delta("CONFLICT_SET_COLUMN", "42701")
   val TimeTravelBeyondRetention: ErrorClass = delta("UNSUPPORTED_TIME_TRAVEL_BEYOND_DELETED_FILE_RETENTION_DURATION", "0AKDC")
   val MetadataMismatch: ErrorClass = delta("METADATA_MISMATCH", "42KDG")
   val ConcurrentWrite: ErrorClass = delta("CONCURRENT_WRITE", "2D521")
