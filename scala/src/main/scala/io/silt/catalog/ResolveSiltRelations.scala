@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.errors.InvalidTableOperationException
 import io.silt.dml.MergeSchemaEvolution
-import io.silt.features.ChangeDataFeed
+import io.silt.features.{ChangeDataFeed, ColumnMapping, WriterMetadata}
 import io.silt.read.{ChangeFeed, ReadOptions, SiltRelation, TimeTravel}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases
@@ -41,8 +41,20 @@ final class ResolveSiltRelations(spark: SparkSession) extends Rule[LogicalPlan] 
         val requested = r.options.asCaseSensitiveMap.asScala.toMap
         if (ReadOptions.readsChangeFeed(requested)) changeFeedOf(t, output, requested) else {
           val table = withReadOptions(t, requested)
-          SiltRelation.scan(table.toRelation, output, table.catalogTable)
+          SiltRelation.scan(table.toRelation, asTableHasThem(table, output), table.catalogTable)
         }
+    }
+  }
+
+  /**
+   * The columns a read gives as the table has them, as Delta Lake gives them: NOT NULL where the table
+   * says so (SiltTableV2's schema is nullable for writes' sake), without the metadata only writers
+   * use (generation expressions, identity specs).
+   */
+  private def asTableHasThem(t: SiltTableV2, output: Seq[AttributeReference]): Seq[AttributeReference] = {
+    val columns = WriterMetadata.stripped(ColumnMapping.logicalSchema(t.snapshot.metadata.schema))
+    output.map { a =>
+      columns.find(_.name.equalsIgnoreCase(a.name)).fold(a)(f => a.withNullability(f.nullable).withMetadata(f.metadata))
     }
   }
 

@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.actions.AddFile
 import io.silt.config.{DeltaSessionKeys, StatementKind, TableFileSystem}
-import io.silt.features.{ColumnMapping, RowTracking}
+import io.silt.features.{ColumnMapping, RowTracking, WriterMetadata}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
@@ -37,7 +37,8 @@ object SiltRelation {
     HadoopFsRelation(
       location = index,
       partitionSchema = ColumnMapping.logicalSchema(metadata.partitionSchema),
-      dataSchema = ColumnMapping.logicalSchema(metadata.schema),
+      // readers see no writer metadata (generation expressions, identity specs), as Delta Lake shows them
+      dataSchema = WriterMetadata.stripped(ColumnMapping.logicalSchema(metadata.schema)),
       bucketSpec = None,
       fileFormat = new SiltParquetFileFormat(wholeFiles, () => index.scanFilesSummary, ColumnMapping.of(metadata),
         RowTracking.readableColumns(snapshot.protocol, metadata).map(RowTrackingColumns(_))),

@@ -1,7 +1,7 @@
 package io.silt.write
 
 import io.silt.errors.SchemaMismatchException
-import io.silt.features.{GeneratedColumnsFeature, IdentityColumns}
+import io.silt.features.IdentityColumns
 import io.silt.spark.Identifiers
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.Cast
@@ -52,18 +52,6 @@ object SchemaEvolution {
     }
 
   private def isNumericOrDate(d: DataType) = d.isInstanceOf[NumericType] || d == DateType
-
-  /**
-   * `schema` without the identity and generation metadata its columns carry when the data was read
-   * from such a table: written data gives values, as Delta strips them there too (a DataFrame
-   * write of an identity table's rows creates plain columns).
-   */
-  def withoutWriterMetadata(schema: StructType): StructType = StructType(schema.fields.map { f =>
-    val keys = Seq(IdentityColumns.Start, IdentityColumns.Step, IdentityColumns.HighWaterMark,
-      IdentityColumns.AllowExplicitInsert, GeneratedColumnsFeature.Key).filter(f.metadata.contains)
-    if (keys.isEmpty) f
-    else f.copy(metadata = keys.foldLeft(new MetadataBuilder().withMetadata(f.metadata))(_.remove(_)).build())
-  })
 
   /** The schema with every column and nested field nullable: the schema of a table that written data creates. */
   def asNullable(schema: StructType): StructType = StructType(schema.fields.map(f => f.copy(dataType = nullable(f.dataType), nullable = true)))

@@ -207,7 +207,7 @@ object TableWriter {
     }
     checkSettable(given.keys)
     val (requested, properties) = ProtocolRequest.parse(path, given)
-    val dataSchema = if (declaredSchema) schemaOfData else SchemaEvolution.withoutWriterMetadata(schemaOfData)
+    val dataSchema = if (declaredSchema) schemaOfData else WriterMetadata.stripped(schemaOfData)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
       // A declared schema keeps its NOT NULL columns; the schema of written data is all nullable, as in Delta.
       val schema = if (declaredSchema) dataSchema else SchemaEvolution.asNullable(dataSchema)
