@@ -11,7 +11,7 @@ import io.silt.features.{ColumnMapping, IdentityColumns}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.shims.{CatalogDefinitions, ColumnStagingCatalog}
-import io.silt.write.{ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
+import io.silt.write.{CatalogEntries, ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{SaveMode, SparkSession}
@@ -74,13 +74,7 @@ class SiltCatalog extends DelegatingCatalogExtension with ColumnStagingCatalog w
     case t: SiltTableV2 =>
       AlterTableChanges.run(spark, t.name(), t.path, t.schema(), changes) match {
         // the catalog keeps partition columns last (a partition column may have been renamed)
-        case Some(schema) => t.catalogTable.foreach { entry =>
-          val partCols = TableLog.forPath(spark, t.path.toString).latest().metadata.partitionColumns
-          val logical = ColumnMapping.logicalSchema(schema)
-          val (parts, data) = logical.fields.partition(f => partCols.exists(_.equalsIgnoreCase(f.name)))
-          spark.sessionState.catalog.alterTable(entry.copy(schema = StructType(data ++ partCols.flatMap(
-            n => parts.find(_.name.equalsIgnoreCase(n)))), partitionColumnNames = partCols))
-        }
+        case Some(_) => t.catalogTable.foreach(CatalogEntries.sync(spark, _, TableLog.forPath(spark, t.path.toString).latest()))
         case None => t.catalogTable.foreach { entry =>
           val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
           val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }
@@ -314,20 +308,17 @@ object SiltCatalog {
       existing: Option[CatalogTable]): Unit = {
     val catalog = session.sessionState.catalog
     val snapshot = TableLog.forPath(session, location.toString).latest()
-    val partCols = snapshot.metadata.partitionColumns
-    val tableSchema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
     // Spark's catalog wants partition columns last; the log keeps the real column order.
-    val catalogSchema = StructType(tableSchema.filterNot(f => partCols.contains(f.name)) ++
-      partCols.map(c => tableSchema(c)))
+    val (catalogSchema, partCols) = CatalogEntries.columnsOf(snapshot)
     existing match {
       case Some(e) =>
         // The log is the table's truth and is committed already; a metastore that will not take the
         // new definition (some refuse other partition columns) only leaves its copy behind.
-        try catalog.alterTable(e.copy(schema = catalogSchema, partitionColumnNames = partCols,
-          properties = snapshot.metadata.configuration, comment = snapshot.metadata.description)) catch {
+        try catalog.alterTable(e.copy(properties = snapshot.metadata.configuration)) catch {
           case NonFatal(err) => log.warn(s"Silt: ${e.identifier.unquotedString} was replaced (version " +
-            s"${snapshot.version}), but the catalog kept its old definition: ${err.getMessage}")
+            s"${snapshot.version}), but the catalog kept its old properties: ${err.getMessage}")
         }
+        CatalogEntries.sync(session, catalog.getTableMetadata(e.identifier), snapshot)
       case None =>
         val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
         catalog.createTable(CatalogTable(

@@ -78,7 +78,7 @@ final case class SiltTableV2(
     if (timeTravel != TimeTravel.Latest) {
       throw new io.silt.errors.InvalidTableOperationException(s"cannot write to ${name()} at an earlier version")
     }
-    new SiltWriteBuilder(spark, path, info.options.asCaseSensitiveMap.asScala.toMap)
+    new SiltWriteBuilder(spark, path, info.options.asCaseSensitiveMap.asScala.toMap, catalogTable)
   }
 
   /**

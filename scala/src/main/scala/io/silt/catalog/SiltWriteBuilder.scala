@@ -3,19 +3,21 @@ package io.silt.catalog
 import io.silt.dml.ReplaceMatchingRows
 import io.silt.errors.InvalidTableOperationException
 import io.silt.spark.Identifiers
-import io.silt.write.WriteOptions
+import io.silt.log.TableLog
+import io.silt.write.{CatalogEntries, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.connector.write.{SupportsDynamicOverwrite, SupportsOverwrite, SupportsTruncate, V1Write, WriteBuilder}
 import org.apache.spark.sql.sources._
 
 /**
  * INSERT INTO / INSERT OVERWRITE (static, by filter, or dynamic) on a catalog or path table,
- * through Spark's V1 write fallback. Spark has already decided between static and dynamic
+ * through Spark's V1 write fallback; a catalog table's entry follows the columns the write added. Spark has already decided between static and dynamic
  * overwrite (from the statement, the write's options and the session); that choice stands.
  */
-final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[String, String])
+final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[String, String], catalogTable: Option[CatalogTable])
     extends WriteBuilder with SupportsOverwrite with SupportsTruncate with SupportsDynamicOverwrite {
   private var overwrite = false
   private var dynamic = false
@@ -45,7 +47,12 @@ final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[Strin
         (parsed.dynamicPartitionOverwrite && replaceWhere.isEmpty))
     new V1Write {
       override def toInsertableRelation: InsertableRelation = new InsertableRelation {
-        override def insert(data: DataFrame, ignored: Boolean): Unit = ReplaceMatchingRows.write(spark, path, data, opts)
+        override def insert(data: DataFrame, ignored: Boolean): Unit = {
+          ReplaceMatchingRows.write(spark, path, data, opts)
+          // the write may have added columns (mergeSchema, the session's autoMerge)
+          catalogTable.foreach(e => CatalogEntries.sync(spark, spark.sessionState.catalog.getTableMetadata(e.identifier),
+            TableLog.forPath(spark, path.toString).latest()))
+        }
       }
     }
   }

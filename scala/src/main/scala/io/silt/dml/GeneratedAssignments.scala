@@ -37,7 +37,7 @@ object GeneratedAssignments {
             case a: UnresolvedAttribute if target.exists(_.name.equalsIgnoreCase(a.nameParts.head)) =>
               val column = target.find(_.name.equalsIgnoreCase(a.nameParts.head))
               val base = assigned(a.nameParts.head).getOrElse {
-                if (insert) column.map(ResolveDefaultColumns.getDefaultValueExprOrNullLit).get else column.get
+                if (insert) ResolveDefaultColumns.getDefaultValueExprOrNullLit(column.get.withNullability(true)) else column.get
               }
               a.nameParts.tail.foldLeft(base)((e, field) => UnresolvedExtractValue(e, Literal(field)))
           }

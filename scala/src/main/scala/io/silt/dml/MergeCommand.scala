@@ -169,8 +169,10 @@ final case class MergeCommand(
       val values = columns.map { c =>
         val cases = clauses.collect {
           case (cond, a: UpdateAction) => cond -> valueFor(a.assignments, c, j.out(c))
-          // a column an INSERT clause leaves out takes its default (null without one), as in INSERT
-          case (cond, a: InsertAction) => cond -> valueFor(a.assignments, c, ResolveDefaultColumns.getDefaultValueExprOrNullLit(c))
+          // a column an INSERT clause leaves out takes its default (null without one, which a NOT NULL
+          // column's check then refuses by name), as in INSERT
+          case (cond, a: InsertAction) =>
+            cond -> valueFor(a.assignments, c, ResolveDefaultColumns.getDefaultValueExprOrNullLit(c.withNullability(true)))
         }
         if (cases.isEmpty) j.out(c) else CaseWhen(cases, j.out(c))
       }
@@ -218,7 +220,7 @@ final case class MergeCommand(
 
     private def frame(plan: LogicalPlan): DataFrame = SparkInternals.dataFrame(spark, plan)
 
-    private def valueFor(assignments: Seq[Assignment], column: Attribute, default: Expression): Expression =
+    private def valueFor(assignments: Seq[Assignment], column: Attribute, default: => Expression): Expression =
       assignments.find(a => UpdateCommand.assignedAttribute(a).exprId == column.exprId)
         .map(a => RowChanges.castTo(a.value, column, tz)).getOrElse(default)
   }
