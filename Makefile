@@ -150,10 +150,11 @@ dist: $(VENV)/.core jars
 test-scala:
 	$(SBT) test < /dev/null
 
-# The core suite: everything but the second tier (marked full) and `make reliability`'s (marked slow).
+# The core suite: everything but the second tier (marked full) and `make reliability`'s (marked slow); the
+# smoke tests that start a Spark Connect server (marked server) too, on this minor.
 test-python: build
 	cd python && ../$(PY) -m mypy silt
-	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full and not server" --durations=25
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=25
 
 # The smoke subset (tests marked smoke) on other Spark minors, each in its own environment and with
 # its own jar: the oldest in `make test`, the others in the second tier (SMOKE_MINORS picks).
@@ -196,7 +197,7 @@ test-full:
 test-second-tier: build-all dist docs
 	$(PY) tests/conformance/make_expected.py --check
 	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
-	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow or server" --durations=25 \
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25 \
 	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
 	$(MAKE) test-delta-defaults
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke

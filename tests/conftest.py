@@ -217,7 +217,7 @@ def pytest_configure(config):
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")
     config.addinivalue_line(
         "markers", "server: a smoke test that starts a Spark Connect server (a JVM of its own): `make test` runs "
-        "it on the oldest minor only, the second tier on the others")
+        "it on the default minor (the core suite), the second tier on the other minors that have a Connect plugin")
     config.addinivalue_line(
         "markers", "reference: a smoke test that runs the reference Delta Lake (a JVM of its own): `make test` "
         "runs it on the default minor only, the second tier on the others")
