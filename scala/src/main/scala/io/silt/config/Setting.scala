@@ -93,14 +93,17 @@ final class Setting[T] private[config] (
 
 /** Builders of typed settings, in the manner of Spark's `SQLConf.buildConf`. */
 private[config] object Setting {
+  private val parseBoolean: String => Option[Boolean] =
+    v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }
+
   def boolean(key: String, default: Boolean, doc: String): Setting[Boolean] =
     new Setting(key, default.toString, doc, "true or false",
-      v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, Some(default))
+      parseBoolean, Some(default))
 
   /** A boolean whose default depends on context (`defaultText` says how): unset, `option` is None. */
   def booleanOrComputed(key: String, defaultText: String, doc: String): Setting[Boolean] =
     new Setting(key, defaultText, doc, "true or false",
-      v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None }, None)
+      parseBoolean, None)
 
   /**
    * A boolean whose default is Delta Lake 4.4's on Spark 4 and Delta Lake 3.3's on Spark 3.5, where
@@ -108,7 +111,7 @@ private[config] object Setting {
    */
   def booleanByDeltaRelease(key: String, onSpark4: Boolean, onSpark35: Boolean, doc: String): Setting[Boolean] =
     new Setting(key, s"$onSpark4 ($onSpark35 on Spark 3.5)", doc, "true or false",
-      v => v.toLowerCase match { case "true" => Some(true); case "false" => Some(false); case _ => None },
+      parseBoolean,
       Some(if (Spark35) onSpark35 else onSpark4))
 
   private lazy val Spark35 = org.apache.spark.SPARK_VERSION.startsWith("3.")
