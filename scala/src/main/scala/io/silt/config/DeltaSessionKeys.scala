@@ -44,9 +44,9 @@ private[config] object DeltaKey {
 }
 
 /**
- * Every session setting Delta Lake 4.4 registers, each in one class (the list is compared with
- * the reference's own registry by tests/test_delta_settings.py, so that a key of a new Delta release
- * cannot go unclassified): honoured (a Silt setting's Delta name, declared in [[SiltSettings]]),
+ * Every session setting Delta Lake 4.4 (and 3.3, Spark 3.5's) registers, each in one class (the list
+ * is compared with the reference's own registry by tests/test_delta_session_keys.py, so that a key
+ * of a new Delta release cannot go unclassified): honoured (a Silt setting's Delta name, declared in [[SiltSettings]]),
  * no effect, or not implemented (declared in `delta-settings.tsv` beside this class). A key under
  * Delta's prefixes that Delta does not have is refused as a misspelling, naming the closest key.
  */
