@@ -50,8 +50,7 @@ final class SiltWriteBuilder(spark: SparkSession, path: Path, options: Map[Strin
         override def insert(data: DataFrame, ignored: Boolean): Unit = {
           ReplaceMatchingRows.write(spark, path, data, opts)
           // the write may have added columns (mergeSchema, the session's autoMerge)
-          catalogTable.foreach(e => CatalogEntries.sync(spark, spark.sessionState.catalog.getTableMetadata(e.identifier),
-            TableLog.forPath(spark, path.toString).latest()))
+          catalogTable.foreach(CatalogEntries.sync(spark, _, TableLog.forPath(spark, path.toString).latest()))
         }
       }
     }

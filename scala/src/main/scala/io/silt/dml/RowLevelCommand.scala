@@ -27,9 +27,7 @@ abstract class RowLevelCommand(operation: String, outputColumns: Seq[String]) ex
       JobDescription(spark, s"$operation ${t.snapshot.tablePath.getName}")(execute(spark, t, txn))
     }
     // MERGE WITH SCHEMA EVOLUTION added columns: a catalog table's entry follows
-    if (txn.metadataChanged) t.relation.catalogTable.foreach { e =>
-      CatalogEntries.sync(spark, spark.sessionState.catalog.getTableMetadata(e.identifier), txn.log.latest())
-    }
+    if (txn.metadataChanged) t.relation.catalogTable.foreach(CatalogEntries.sync(spark, _, txn.log.latest()))
     rows
   }
 

@@ -24,7 +24,10 @@ object CatalogEntries {
     (StructType(schema.filterNot(f => partCols.contains(f.name)) ++ partCols.map(c => schema(c))), partCols)
   }
 
-  /** Updates the entry `entry` (as the catalog has it now) where it differs from `snapshot`. */
+  /**
+   * Updates the catalog's entry where it differs from `snapshot`; `entry`: the entry as the statement
+   * found it (no metastore call when nothing changed).
+   */
   def sync(spark: SparkSession, entry: CatalogTable, snapshot: Snapshot): Unit = {
     val (schema, partCols) = columnsOf(snapshot)
     val catalog = spark.sessionState.catalog
@@ -40,9 +43,8 @@ object CatalogEntries {
           catalog.alterTable(entry.copy(schema = schema, partitionColumnNames = partCols))
         }
       }
-      val current = catalog.getTableMetadata(id)
-      if (current.comment != snapshot.metadata.description) {
-        catalog.alterTable(current.copy(comment = snapshot.metadata.description))
+      if (entry.comment != snapshot.metadata.description) {
+        catalog.alterTable(catalog.getTableMetadata(id).copy(comment = snapshot.metadata.description))
       }
     } catch {
       case NonFatal(e) => log.warn(s"Silt: ${id.unquotedString} is at version ${snapshot.version}, but the catalog " +
