@@ -99,3 +99,17 @@ def test_txn_version_under_silt_name_is_cleared_after_use(spark, table, setting)
     setting("spark.silt.write.txnVersion", "1")
     spark.range(5).write.format("silt").mode("append").save(table)
     assert spark.conf.get("spark.silt.write.txnVersion", None) is None
+
+
+def test_bin_size_under_delta_lakes_name_is_a_byte_size(spark, table, setting):
+    # Delta Lake's optimizeWrite.binSize is bytes (536870912b by default), Silt's MiB: one setting all the same
+    setting("spark.databricks.delta.optimizeWrite.binSize", "128m")
+    setting("spark.silt.optimizeWrite.binSize", "128")
+    spark.range(3).write.format("silt").mode("append").option("optimizeWrite", "true").save(table)
+    spark.conf.set("spark.silt.optimizeWrite.binSize", "512")
+    msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.read.format("silt").load(table).count())
+    assert "spark.databricks.delta.optimizeWrite.binSize = '128m'" in msg
+    spark.conf.unset("spark.silt.optimizeWrite.binSize")
+    spark.conf.set("spark.databricks.delta.optimizeWrite.binSize", "lots")
+    msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.read.format("silt").load(table).count())
+    assert "'lots'" in msg and "a byte size" in msg

@@ -18,14 +18,14 @@ final class Setting[T] private[config] (
     parse: String => Option[T],
     default: Option[T],
     val deltaKey: Option[String] = None,
-    deltaParse: Option[String => Option[T]] = None) {
+    deltaParse: Option[DeltaUnit[T]] = None) {
 
   /**
    * The same setting also under Delta Lake's name (`spark.databricks.delta.*`): code moved from
    * Delta Lake sets it there. Both keys are one setting; set to different values, it is refused.
    * `fromDelta` reads a value under Delta's name where Delta's unit is not Silt's.
    */
-  def withDeltaKey(deltaName: String, fromDelta: Option[String => Option[T]] = None): Setting[T] =
+  def withDeltaKey(deltaName: String, fromDelta: Option[DeltaUnit[T]] = None): Setting[T] =
     new Setting(key, defaultText, doc, accepted, parse, default, Some(deltaName), fromDelta)
 
   /** The key the session sets this setting under (Silt's or Delta's), with its value. */
@@ -58,8 +58,8 @@ final class Setting[T] private[config] (
 
   private def parseAs(k: String, text: String): T = {
     val byDelta = deltaParse.filter(_ => matchesDeltaKey(k))
-    byDelta.getOrElse(parse)(text.trim).getOrElse(throw new UnsupportedOptionException(k,
-      s"setting $k = '$text' is not valid: it takes ${if (byDelta.isDefined) "a byte size" else accepted}"))
+    byDelta.map(_.parse).getOrElse(parse)(text.trim).getOrElse(throw new UnsupportedOptionException(k,
+      s"setting $k = '$text' is not valid: it takes ${byDelta.map(_.accepted).getOrElse(accepted)}"))
   }
 
   // A key with a <placeholder> (spark.silt.logStore.<scheme>.impl) declares one setting per value of it.
@@ -90,6 +90,9 @@ final class Setting[T] private[config] (
 
   override def toString: String = key
 }
+
+/** How a value is read under Delta Lake's name where Delta's unit is not Silt's, and what it accepts there. */
+final case class DeltaUnit[T](parse: String => Option[T], accepted: String)
 
 /** Builders of typed settings, in the manner of Spark's `SQLConf.buildConf`. */
 private[config] object Setting {

@@ -67,7 +67,8 @@ object SiltSettings {
     "MiB of data an optimized write gathers into one task (so about one file); under Delta Lake's name a byte size, " +
       "as Delta Lake takes it (536870912, 512m)")
     .withDeltaKey("spark.databricks.delta.optimizeWrite.binSize",
-      Some(v => ByteSize.parse(v).map(bytes => math.max(1L, (bytes + (1L << 20) - 1) >> 20))))
+      Some(DeltaUnit(v => ByteSize.parse(v).map(bytes => math.max(1L, (bytes + (1L << 20) - 1) >> 20)),
+        "a byte size (e.g. 536870912, 512m)")))
 
   val AutoCompactEnabled: Setting[Boolean] = Setting.booleanOrComputed("spark.silt.autoCompact.enabled",
     "(the table's)", "after a commit that adds files, compact the small files of the partitions it wrote to (unset, the " +
