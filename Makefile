@@ -44,7 +44,7 @@ SMOKE_MARKS   := smoke and not full and not reference
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
 # jars below are chained); the environments are installed meanwhile (`make -j2 build`).
 build: venv $(call jar_of,$(DEFAULT_MINOR)) $(foreach m,$(TIER1_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed) \
-       $(VENVS)/connect-client/.installed
+       $(VENVS)/connect-client/.installed $(VENVS)/dbt/.installed
 # Every minor's jar and environment: the second tier (the wheel bundles them all, each minor's smoke tests).
 build-all: build jars $(OTHER_VENVS) jvm-example
 
@@ -82,6 +82,19 @@ $(VENVS)/connect-client/.installed: python/pyproject.toml
 	$(VENVS)/connect-client/bin/python -m pip install -q "pyspark-client==$(PYSPARK_$(DEFAULT_MINOR))" \
 	  "pyroaring>=1.0,<2" "antlr4-python3-runtime>=4.13.1,<4.14"
 	$(VENVS)/connect-client/bin/python -m pip install -q --no-deps -e python
+	touch $@
+
+# dbt-core with dbt-spark (its `session` connection runs in the process's SparkSession), with the default
+# minor's pyspark and silt: where tests/dbt/run_project.py runs the dbt project (tests/test_dbt.py). Its own
+# environment: dbt-core wants a protobuf older than the Spark Connect client's. dbt-core 1.11 is the newest
+# release that needs nothing from outside PyPI.
+DBT_CORE  := 1.11.16
+DBT_SPARK := 1.11.0
+$(VENVS)/dbt/.installed: python/pyproject.toml
+	test -x $(VENVS)/dbt/bin/python || python3 -m venv $(VENVS)/dbt
+	$(VENVS)/dbt/bin/python -m pip install -q --upgrade pip
+	$(VENVS)/dbt/bin/python -m pip install -q -e python "pyspark==$(PYSPARK_$(DEFAULT_MINOR))" \
+	  "dbt-core==$(DBT_CORE)" "dbt-spark[session]==$(DBT_SPARK)"
 	touch $@
 
 # The engine's sources: a jar is rebuilt (and sbt started) only when one of them changed.

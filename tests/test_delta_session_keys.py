@@ -125,3 +125,20 @@ def test_every_key_delta_lake_registers_is_classified(spark):
         if expected.startswith("<value of "):  # a default that is another setting's
             expected = settings[expected[len("<value of "):-1]]
         assert default == expected, f"{k.key()}: Delta Lake's default is {expected}, the registry says {default}"
+
+
+def test_the_last_commit_version_is_in_the_session_as_delta_lake_puts_it(spark, tmp_path):
+    """Delta Lake sets spark.databricks.delta.lastCommitVersionInSession after each commit; programs read it."""
+    key = "spark.databricks.delta.lastCommitVersionInSession"
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    try:
+        spark.range(3).write.format("delta").save(a)
+        assert spark.conf.get(key) == "0"
+        spark.sql(f"DELETE FROM delta.`{a}` WHERE id = 1")
+        assert spark.conf.get(key) == "1"
+        spark.range(3).write.format("delta").save(b)  # any table's commit
+        assert spark.conf.get(key) == "0"
+        assert treatment(spark, key) == "honoured"
+    finally:
+        spark.conf.unset(key)
+        spark.conf.unset("spark.silt.lastCommitVersionInSession")

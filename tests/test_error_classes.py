@@ -27,6 +27,9 @@ FAILURES = {
                           "VersionNotFoundException"),
     "check_constraint": ("spark.sql(f'INSERT INTO delta.`{path}` VALUES (9, -1)')", "ConstraintViolationException"),
     "not_null": ("spark.sql(f'INSERT INTO delta.`{path}` VALUES (NULL, 1)')", "ConstraintViolationException"),
+    "unknown_table_property": (
+        "spark.sql(f\"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.enableDeletionVector' = 'true')\")",
+        "UnsupportedOptionException"),
 }
 # Delta Lake raises some errors (constraint violations) as the raw JVM exception: its class is asked there.
 CATCH = ("\ntry:\n    {call}\n    result = None\nexcept Exception as e:\n"
@@ -40,6 +43,7 @@ EXPECTED = {
     "timestamp_after_latest_commit": ("DELTA_TIMESTAMP_GREATER_THAN_COMMIT", "42816"),
     "check_constraint": ("DELTA_VIOLATE_CONSTRAINT_WITH_VALUES", "23001"),
     "not_null": ("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", "23502"),
+    "unknown_table_property": ("DELTA_UNKNOWN_CONFIGURATION", "F0000"),
 }
 
 

@@ -19,14 +19,31 @@ def engine_list(seq):
     return {s.name(): "honoured" if s.honoured() else "refused" for s in specs}
 
 
-def readme_backquoted(marker):
-    text = DOC.read_text()
-    return set(re.findall(r"`(delta\.[A-Za-z.]+)`", re.search(rf"<!-- {marker} -->(.*?)<!-- /{marker} -->", text, re.S).group(1)))
+def marker_rows(marker):
+    """The rows of the table between a marker's comments, each a list of its cells, stripped."""
+    body = re.search(rf"<!-- {marker} -->(.*?)<!-- /{marker} -->", DOC.read_text(), re.S).group(1)
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in body.strip().splitlines()[2:]]
 
 
-def test_readme_table_properties_match_the_engine(spark):
-    honoured = spark._jvm.io.silt.features.TableProperties.Honoured()
-    assert readme_backquoted("table-properties") == {honoured.apply(i) for i in range(honoured.size())}
+def test_table_properties_are_documented_as_the_registry_declares_them(spark):
+    """The honoured properties' table is their declarations (key, default, values, meaning); the table of the
+    others is delta-table-properties.tsv (class, Delta Lake's default, statements another value changes, meaning)."""
+    registry = spark._jvm.io.silt.features.TableProperties
+    props = registry.all()
+    declared = {}
+    for i in range(props.size()):
+        p = props.apply(i)
+        declared[p.key()] = (p.defaultText(), p.expected(), p.doc())
+    assert {r[0].strip("`"): (r[1].strip("`"), r[2], r[3]) for r in marker_rows("table-properties")} == declared
+    others = {}
+    keys = registry.declared()
+    for i in range(keys.size()):
+        k = keys.apply(i)
+        default = k.deltaDefault().get() if k.deltaDefault().isDefined() else None
+        kinds = ", ".join(sorted(x for x in k.kinds().mkString(",").split(",") if x))
+        others[k.key()] = (k.treatment().name(), "(none)" if default is None else f"`{default}`" if default else "(empty)",
+                           kinds, k.meaning())
+    assert {r[0].strip("`"): tuple(r[1:]) for r in marker_rows("delta-table-properties")} == others
 
 
 def test_readme_tables_match_the_engine(spark):

@@ -404,11 +404,11 @@ def test_unimplemented_table_properties_are_refused(spark, tmp_path):
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt TBLPROPERTIES ('team' = 'data', "
               "'delta.appendOnly' = 'false')")
     before = state(p)
-    for key, value in (("delta.columnMapping.maxColumnId", "9"), ("delta.randomPrefixLength", "2")):
+    for key, value in (("delta.columnMapping.maxColumnId", "9"), ("delta.randomPrefixLength", "5")):
         msg = raises_silt(silt.UnsupportedOptionException, lambda: spark.sql(
             f"ALTER TABLE silt.`{p}` SET TBLPROPERTIES ('{key}' = '{value}')"))
         assert key in msg
     raises_silt(silt.UnsupportedOptionException, lambda: spark.range(1).write.format("silt")
-                .option("delta.randomPrefixLength", "2").save(str(tmp_path / "u")))
+                .option("delta.randomPrefixLength", "5").save(str(tmp_path / "u")))
     assert state(p) == before
     assert spark.sql(f"DESCRIBE DETAIL '{p}'").first()["properties"] == {"team": "data", "delta.appendOnly": "false"}

@@ -29,6 +29,8 @@ Operations:
                  `F` (pyspark.sql.functions) -> {"result": the code's `result` variable, as repr()}
   settings       {"prefixes": [...]}  -> {"settings": {key: default}}: every session setting the reference
                  registers under those prefixes (its DeltaSQLConf), with the default as Spark renders it
+  table_properties  {}  -> {"properties": {key: {"default", "help", "userConfigurable"}}}: every table property
+                 the reference declares (its DeltaConfigs), key as Delta spells it
   upsert_race    {"folder"}  two MERGEs of one new key, the first held until the second commits
                  (upsert_race.py) -> {"error", "rows_with_key", "values"}
 
@@ -194,12 +196,31 @@ def op_settings(spark, canon, op):
                          if any(e.key().startswith(p) for p in op["prefixes"])}}
 
 
+def op_table_properties(spark, canon, op):
+    """Every table property the reference declares (DeltaConfigs' private registry, read by reflection)."""
+    jvm = spark._jvm
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    module_class = jvm.java.lang.Class.forName("org.apache.spark.sql.delta.DeltaConfigs$", True, loader)
+    configs = module_class.getField("MODULE$").get(None)
+    accessor = next(m for m in module_class.getDeclaredMethods() if m.getName() == "entries"
+                    and m.getParameterCount() == 0)
+    accessor.setAccessible(True)
+    entries = accessor.invoke(configs, spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 0))
+    result = {}
+    for config in list(entries.values()):
+        names = {m.getName() for m in config.getClass().getMethods()}
+        configurable = config.userConfigurable() if "userConfigurable" in names else True
+        result[config.key()] = {"default": config.defaultValue(), "help": config.helpMessage(),
+                                "userConfigurable": bool(configurable)}
+    return {"properties": result}
+
+
 def op_upsert_race(spark, canon, op):
     import upsert_race
     return upsert_race.race(spark, "delta", op["folder"])
 
 
-OPS = {"settings": op_settings, "api": op_api, "detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
+OPS = {"settings": op_settings, "table_properties": op_table_properties, "api": op_api, "detail": op_detail, "changes": op_changes, "stream": op_stream, "upsert_race": op_upsert_race, "read": op_read, "write_dataset": op_write_dataset, "history": op_history, "sql": op_sql, "query": op_query, "write": op_write}
 
 
 class _Server:

@@ -72,15 +72,8 @@ class SiltCatalog extends DelegatingCatalogExtension with ColumnStagingCatalog w
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
     case t: SiltTableV2 =>
-      AlterTableChanges.run(spark, t.name(), t.path, t.schema(), changes) match {
-        // the catalog keeps partition columns last (a partition column may have been renamed)
-        case Some(_) => t.catalogTable.foreach(CatalogEntries.sync(spark, _, TableLog.forPath(spark, t.path.toString).latest()))
-        case None => t.catalogTable.foreach { entry =>
-          val set = changes.collect { case p: TableChange.SetProperty => p.property -> p.value }.toMap
-          val unset = changes.collect { case p: TableChange.RemoveProperty => p.property }
-          if (set.nonEmpty || unset.nonEmpty) spark.sessionState.catalog.alterTable(entry.copy(properties = entry.properties -- unset ++ set))
-        }
-      }
+      AlterTableChanges.run(spark, t.name(), t.path, t.schema(), changes)
+      t.catalogTable.foreach(CatalogEntries.sync(spark, _, TableLog.forPath(spark, t.path.toString).latest()))
       loadTable(ident)
     case _ => super.alterTable(ident, changes: _*)
   }
@@ -301,34 +294,25 @@ object SiltCatalog {
 
   /**
    * Creates (or, for a replaced table, updates) the catalog entry `tableId` of the Silt table just
-   * committed at `location`, with the log's schema, partitioning and properties. `props`: the
+   * committed at `location`, as Delta Lake registers its tables (write.CatalogEntries). `props`: the
    * statement's (LOCATION or EXTERNAL make it external; the provider name is kept when it is Silt's).
    */
   def register(session: SparkSession, tableId: TableIdentifier, location: Path, props: Map[String, String],
       existing: Option[CatalogTable]): Unit = {
     val catalog = session.sessionState.catalog
     val snapshot = TableLog.forPath(session, location.toString).latest()
-    // Spark's catalog wants partition columns last; the log keeps the real column order.
-    val (catalogSchema, partCols) = CatalogEntries.columnsOf(snapshot)
     existing match {
-      case Some(e) =>
-        // The log is the table's truth and is committed already; a metastore that will not take the
-        // new definition (some refuse other partition columns) only leaves its copy behind.
-        try catalog.alterTable(e.copy(properties = snapshot.metadata.configuration)) catch {
-          case NonFatal(err) => log.warn(s"Silt: ${e.identifier.unquotedString} was replaced (version " +
-            s"${snapshot.version}), but the catalog kept its old properties: ${err.getMessage}")
-        }
-        CatalogEntries.sync(session, catalog.getTableMetadata(e.identifier), snapshot)
+      case Some(e) => CatalogEntries.replaced(session, e, snapshot)
       case None =>
         val external = props.contains(TableCatalog.PROP_LOCATION) || props.contains(TableCatalog.PROP_EXTERNAL)
+        val (schema, properties) = CatalogEntries.forNewTable(session, snapshot)
         catalog.createTable(CatalogTable(
           identifier = tableId,
           tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
           storage = CatalogStorageFormat.empty.copy(locationUri = Some(location.toUri)),
-          schema = catalogSchema,
+          schema = schema,
           provider = Some(props.get(TableCatalog.PROP_PROVIDER).filter(DeltaNames.isSilt(_)).getOrElse("silt").toLowerCase),
-          partitionColumnNames = partCols,
-          properties = snapshot.metadata.configuration,
+          properties = properties,
           comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
     }
   }

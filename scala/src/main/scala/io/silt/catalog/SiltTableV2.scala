@@ -85,7 +85,10 @@ final case class SiltTableV2(
    * The table as a V1 catalog table of the `silt` source: what `writeStream.format("silt").toTable`
    * starts Silt's streaming sink on (a path table gets a definition of its path).
    */
-  override def v1Table: CatalogTable = catalogTable.getOrElse(CatalogTable(
+  override def v1Table: CatalogTable = catalogTable.map { e =>
+    // an entry registered as Delta Lake registers one has no columns: they are the log's
+    if (e.schema.nonEmpty) e else e.copy(schema = schema(), partitionColumnNames = snapshot.metadata.partitionColumns)
+  }.getOrElse(CatalogTable(
     identifier = TableIdentifier(path.toString, Some("silt")),
     tableType = CatalogTableType.EXTERNAL,
     storage = CatalogStorageFormat.empty.copy(locationUri = Some(path.toUri)),

@@ -36,7 +36,7 @@ object ShallowClone {
       case _ =>
     }
     if (!txn.tableExists) requireEmpty(log, target, sourceName)
-    TableWriter.checkSettable(properties.keys)
+    TableWriter.checkSettable(properties)
     val (requested, props) = ProtocolRequest.parse(target.toString, properties)
     val src = source.metadata
     val configuration = src.configuration.filterNot { case (k, _) => props.keys.exists(_.equalsIgnoreCase(k)) } ++ props

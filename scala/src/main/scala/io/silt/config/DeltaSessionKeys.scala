@@ -6,6 +6,8 @@ import scala.util.Try
 import io.silt.errors.UnsupportedOptionException
 import org.apache.spark.network.util.JavaUtils
 import org.apache.spark.sql.RuntimeConfig
+import org.apache.spark.sql.catalyst.util.IntervalUtils
+import org.apache.spark.unsafe.types.UTF8String
 
 /** What Silt does with one of Delta Lake's session settings. */
 sealed abstract class DeltaKeyTreatment(val name: String) extends Serializable {
@@ -33,13 +35,51 @@ final case class DeltaKey(key: String, treatment: DeltaKeyTreatment, deltaDefaul
   def refuses(value: String): Boolean = deltaDefault.forall(d => !DeltaKey.sameValue(d, value))
 }
 
-private[config] object DeltaKey {
-  /** Delta writes defaults as Spark renders them (`2097152b`, `3600000ms`, `3.0`): compared as values, not text. */
+/** Reading Delta Lake's keys that Silt lists: their declarations, values and names. */
+object DeltaKey {
+  /** Delta writes defaults as Spark renders them (`2097152b`, `3600000ms`, `3.0`, `interval 1 week`): compared as values. */
   def sameValue(a: String, b: String): Boolean = {
     val (x, y) = (a.trim.toLowerCase, b.trim.toLowerCase)
     def as[T](f: String => T): Boolean = Try(f(x) == f(y)).getOrElse(false)
+    def interval(s: String) = Option(IntervalUtils.safeStringToInterval(UTF8String.fromString(
+      if (s.startsWith("interval")) s else s"interval $s"))).get
     x == y || as(BigDecimal(_)) || as(ByteSize.parse(_).get) || as(JavaUtils.timeStringAsMs) ||
-      as(s => Try(JavaUtils.byteStringAsBytes(s)).get)
+      as(s => Try(JavaUtils.byteStringAsBytes(s)).get) || as(interval)
+  }
+
+  /** The keys a resource of Silt's jar declares, a line each: key, treatment, Delta's default, kinds, meaning. */
+  def load(resource: String): Seq[DeltaKey] = {
+    val in = getClass.getResourceAsStream(resource)
+    if (in == null) throw new IllegalStateException(s"$resource is missing from Silt's jar")
+    val lines = try Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
+    lines.filter(l => l.trim.nonEmpty && !l.startsWith("#")).map { line =>
+      line.split("\t", -1) match {
+        case Array(key, treatment, default, kinds, meaning) =>
+          DeltaKey(key, DeltaKeyTreatment.all.find(_.name == treatment).getOrElse(
+            throw new IllegalStateException(s"$resource: $key has no treatment '$treatment'")),
+            Some(default).filter(_ != "<undefined>"),
+            kinds.split(",").map(_.trim).filter(_.nonEmpty).map(StatementKind.named).toSet, meaning)
+        case _ => throw new IllegalStateException(s"$resource: not 5 tab-separated fields: $line")
+      }
+    }
+  }
+
+  /** The key of `candidates` nearest to `k` in edit distance. */
+  def closest(k: String, candidates: Seq[String]): String =
+    candidates.minBy(c => editDistance(k.toLowerCase, c.toLowerCase))
+
+  private def editDistance(a: String, b: String): Int = {
+    val row = Array.tabulate(b.length + 1)(identity)
+    for (i <- 1 to a.length) {
+      var diagonal = row(0)
+      row(0) = i
+      for (j <- 1 to b.length) {
+        val above = row(j)
+        row(j) = math.min(math.min(row(j) + 1, row(j - 1) + 1), diagonal + (if (a(i - 1) == b(j - 1)) 0 else 1))
+        diagonal = above
+      }
+    }
+    row(b.length)
   }
 }
 
@@ -57,21 +97,7 @@ object DeltaSessionKeys {
   private val Resource = "/io/silt/config/delta-settings.tsv"
 
   /** The no-effect and not-implemented keys, from the resource: key, treatment, default, kinds, meaning. */
-  lazy val declared: Seq[DeltaKey] = {
-    val in = getClass.getResourceAsStream(Resource)
-    if (in == null) throw new IllegalStateException(s"$Resource is missing from Silt's jar")
-    val lines = try Source.fromInputStream(in, "UTF-8").getLines().toList finally in.close()
-    lines.filter(l => l.trim.nonEmpty && !l.startsWith("#")).map { line =>
-      line.split("\t", -1) match {
-        case Array(key, treatment, default, kinds, meaning) =>
-          DeltaKey(key, DeltaKeyTreatment.all.find(_.name == treatment).getOrElse(
-            throw new IllegalStateException(s"$Resource: $key has no treatment '$treatment'")),
-            Some(default).filter(_ != "<undefined>"),
-            kinds.split(",").map(_.trim).filter(_.nonEmpty).map(StatementKind.named).toSet, meaning)
-        case _ => throw new IllegalStateException(s"$Resource: not 5 tab-separated fields: $line")
-      }
-    }
-  }
+  lazy val declared: Seq[DeltaKey] = DeltaKey.load(Resource)
   private lazy val byKey: Map[String, DeltaKey] = declared.map(k => k.key -> k).toMap
 
   def isDeltaKey(k: String): Boolean = Prefixes.exists(k.startsWith)
@@ -131,22 +157,7 @@ object DeltaSessionKeys {
   }
 
   /** The key of Delta Lake's (or Silt's Delta names) nearest to `k` in edit distance. */
-  def closest(k: String): String =
-    (declared.map(_.key) ++ SiltSettings.all.flatMap(_.deltaKey)).minBy(c => editDistance(k.toLowerCase, c.toLowerCase))
-
-  private def editDistance(a: String, b: String): Int = {
-    val row = Array.tabulate(b.length + 1)(identity)
-    for (i <- 1 to a.length) {
-      var diagonal = row(0)
-      row(0) = i
-      for (j <- 1 to b.length) {
-        val above = row(j)
-        row(j) = math.min(math.min(row(j) + 1, row(j - 1) + 1), diagonal + (if (a(i - 1) == b(j - 1)) 0 else 1))
-        diagonal = above
-      }
-    }
-    row(b.length)
-  }
+  def closest(k: String): String = DeltaKey.closest(k, declared.map(_.key) ++ SiltSettings.all.flatMap(_.deltaKey))
 }
 
 /** Says once per session, at WARN, which of Delta Lake's settings it set have no effect in Silt. */

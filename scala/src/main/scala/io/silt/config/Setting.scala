@@ -42,6 +42,9 @@ final class Setting[T] private[config] (
     }
   }
 
+  /** Sets the value under both keys (one setting: a program reads either), what Silt reports after a statement. */
+  def record(conf: RuntimeConfig, value: T): Unit = (key +: deltaKey.toSeq).foreach(conf.set(_, value.toString))
+
   /** The value the session set (under either key), without the default. */
   def explicit(conf: RuntimeConfig): Option[T] = set(conf).map { case (k, v) => parseAs(k, v) }
 

@@ -195,6 +195,21 @@ object SiltSettings {
     default = true, "let a replaceWhere predicate use data columns (rows replaced one by one), not only partition " +
       "columns (whole files)").withDeltaKey("spark.databricks.delta.replaceWhere.dataColumns.enabled")
 
+  val CatalogUpdate: Setting[Boolean] = Setting.boolean("spark.silt.catalog.update.enabled", default = false,
+    "keep a catalog table's columns and properties in its catalog entry, updated after each commit that changes " +
+      "them (off: a new table's entry has neither, as Delta Lake registers it; the log has them)")
+    .withDeltaKey("spark.databricks.delta.catalog.update.enabled")
+
+  val CatalogUpdateTruncation: Setting[Long] = Setting.long("spark.silt.catalog.update.longFieldTruncationThreshold",
+    Some(4000L), min = 0, "a catalog entry gets no columns when one column's type is longer than this many " +
+      "characters (its property delta.catalogUpdateError says why)")
+    .withDeltaKey("spark.databricks.delta.catalog.update.longFieldTruncationThreshold")
+
+  val LastCommitVersionInSession: Setting[Long] = Setting.long("spark.silt.lastCommitVersionInSession", None,
+    min = 0, "the version the session's last commit made (of whichever table), set by Silt after each commit, " +
+      "as Delta Lake sets it: a program reads it, and a value set by hand changes nothing")
+    .withDeltaKey("spark.databricks.delta.lastCommitVersionInSession")
+
   val PropertyDefaults: Setting[String] = Setting.string("spark.silt.properties.defaults.<name>",
     "table property `delta.<name>` of the tables the session creates, unless they are given one " +
       "(`minReaderVersion`, `minWriterVersion`, `feature.<feature>`: their protocol)")
@@ -213,7 +228,8 @@ object SiltSettings {
     TimeTravelRetentionCheck, ChangeFeedTimestampOutOfRange, UtcTimestampPartitionValues,
     ChangeFeedAcrossRenames, AllowFilesOutsideTable,
     TxnAppId, TxnVersion, TxnVersionAutoReset, UserMetadata, SchemaAutoMerge, ReplaceWhereConstraintCheck,
-    ReplaceWhereDataColumns, PropertyDefaults, DeltaNamesEnabled)
+    ReplaceWhereDataColumns, CatalogUpdate, CatalogUpdateTruncation, LastCommitVersionInSession, PropertyDefaults,
+    DeltaNamesEnabled)
 
   private val Prefix = "spark.silt."
   private val declared = all.map(_.key).toSet

@@ -15,7 +15,7 @@ object AppendOnlyFeature extends Feature("appendOnly", Writer, ReadWrite) {
     val appendOnly = c.previous.exists(m => TableProperties(m.configuration).appendOnly)
     if (appendOnly && c.actions.exists { case r: RemoveFile => r.dataChange; case _ => false }) {
       throw new InvalidTableOperationException(s"table ${c.tablePath} is append-only " +
-        s"(${TableProperties.AppendOnly} = true): this operation would delete or overwrite data")
+        s"(${TableProperties.AppendOnly.key} = true): this operation would delete or overwrite data")
     }
   }
 }

@@ -26,7 +26,7 @@ object ChangeDataFeed {
   def checkColumns(tablePath: String, m: Metadata): Unit = if (enabled(m)) {
     m.schema.fieldNames.find(n => ReservedColumns.exists(_.equalsIgnoreCase(n))).foreach { n =>
       throw new InvalidTableOperationException(s"table $tablePath has a column named $n, which the change data " +
-        s"feed (${TableProperties.EnableChangeDataFeed}) gives to each change row: rename the column first")
+        s"feed (${TableProperties.EnableChangeDataFeed.key}) gives to each change row: rename the column first")
     }
   }
 }

@@ -10,6 +10,6 @@ import io.silt.features.FeatureSupport.ReadWrite
  */
 object CheckpointProtectionFeature extends Feature("checkpointProtection", Writer, ReadWrite) {
   override def drop: Option[FeatureDrop] = Some(FeatureDrop(Nil, DropCleanup.TruncateProtectedHistory,
-    strip = m => m.copy(configuration = m.configuration - TableProperties.RequireCheckpointProtectionBeforeVersion),
+    strip = m => m.copy(configuration = m.configuration - TableProperties.RequireCheckpointProtectionBeforeVersion.key),
     onlyWithTruncateHistory = true))
 }

@@ -70,7 +70,6 @@ object ColumnMapping {
   val IdKey = "delta.columnMapping.id"
   val PhysicalNameKey = "delta.columnMapping.physicalName"
   val NestedIdsKey = "delta.columnMapping.nested.ids"
-  val MaxColumnIdKey = "delta.columnMapping.maxColumnId"
   /** The field metadata key Spark's Parquet reader and writer take a field id from. */
   val ParquetFieldIdKey = "parquet.field.id"
   private val MappingKeys = Seq(IdKey, PhysicalNameKey, NestedIdsKey)
@@ -100,7 +99,7 @@ object ColumnMapping {
       val plain = logicalSchema(m.schema)
       return if (plain == m.schema) m else m.copy(schemaString = plain.json)
     }
-    val maxKey = m.configuration.keys.find(_.equalsIgnoreCase(MaxColumnIdKey))
+    val maxKey = m.configuration.keys.find(_.equalsIgnoreCase(TableProperties.ColumnMappingMaxColumnId.key))
     val ids = fields(m.schema).collect { case f if f.metadata.contains(IdKey) => f.metadata.getLong(IdKey) }
     var maxId = (maxKey.flatMap(k => Try(m.configuration(k).trim.toLong).toOption).getOrElse(0L) +: ids).max
     val schema = mapFields(m.schema) { f =>
@@ -110,7 +109,7 @@ object ColumnMapping {
       f.copy(metadata = md.build())
     }
     m.copy(schemaString = schema.json,
-      configuration = m.configuration.filterNot(kv => maxKey.contains(kv._1)) + (MaxColumnIdKey -> maxId.toString))
+      configuration = m.configuration.filterNot(kv => maxKey.contains(kv._1)) + (TableProperties.ColumnMappingMaxColumnId.key -> maxId.toString))
   }
 
   /**
@@ -123,7 +122,7 @@ object ColumnMapping {
     if (from != to && !(from == ColumnMappingMode.None && to == ColumnMappingMode.Name)) {
       throw new InvalidTableOperationException(s"table $tablePath: the column mapping mode cannot change from " +
         s"'${from.name}' to '${to.name}'; an existing table can only move from 'none' to 'name' " +
-        s"(ALTER TABLE … SET TBLPROPERTIES ('${TableProperties.ColumnMappingModeKey}' = 'name'))")
+        s"(ALTER TABLE … SET TBLPROPERTIES ('${TableProperties.ColumnMappingModeProperty.key}' = 'name'))")
     }
   }
 

@@ -8,7 +8,7 @@ import io.silt.features.FeatureSupport.ReadWrite
 object DeletionVectorsFeature extends Feature("deletionVectors", ReaderWriter, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = t.properties.deletionVectorsEnabled
   override def drop: Option[FeatureDrop] =
-    Some(FeatureDrop(Seq(TableProperties.EnableDeletionVectors -> None), DropCleanup.PurgeDeletionVectors, traces = {
+    Some(FeatureDrop(Seq(TableProperties.EnableDeletionVectors.key -> None), DropCleanup.PurgeDeletionVectors, traces = {
       case m: Metadata => TableProperties(m.configuration).deletionVectorsEnabled
       case a: AddFile => a.deletionVector.isDefined
       case r: RemoveFile => r.deletionVector.isDefined

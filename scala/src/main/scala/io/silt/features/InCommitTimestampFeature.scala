@@ -10,6 +10,6 @@ import io.silt.features.FeatureSupport.ReadWrite
  */
 object InCommitTimestampFeature extends Feature("inCommitTimestamp", Writer, ReadWrite) {
   override def neededBy(t: TableShape): Boolean = t.properties.inCommitTimestamps
-  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableInCommitTimestamps -> Some("false"),
-    TableProperties.InCommitTimestampEnablementVersion -> None, TableProperties.InCommitTimestampEnablementTimestamp -> None)))
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableInCommitTimestamps.key -> Some("false"),
+    TableProperties.InCommitTimestampEnablementVersion.key -> None, TableProperties.InCommitTimestampEnablementTimestamp.key -> None)))
 }

@@ -20,8 +20,6 @@ final case class MaterializedRowColumns(rowId: String, rowCommitVersion: String)
 object RowTracking {
   val Domain = "delta.rowTracking"
   val HighWaterMarkKey = "rowIdHighWaterMark"
-  val EnableKey = "delta.enableRowTracking"
-  val SuspendedKey = "delta.rowTrackingSuspended"
   val RowIdColumnKey = "delta.rowTracking.materializedRowIdColumnName"
   val RowCommitVersionColumnKey = "delta.rowTracking.materializedRowCommitVersionColumnName"
 

@@ -16,10 +16,10 @@ object RowTrackingFeature extends Feature("rowTracking", Writer, ReadWrite) {
   // Delta's steps: ids suspended (no writer assigns new ones), every file recommitted without them,
   // then the properties and the high-water mark domain removed with the feature.
   override def drop: Option[FeatureDrop] = Some(FeatureDrop(
-    Seq(TableProperties.EnableRowTracking -> Some("false"), TableProperties.RowTrackingSuspended -> Some("true")),
+    Seq(TableProperties.EnableRowTracking.key -> Some("false"), TableProperties.RowTrackingSuspended.key -> Some("true")),
     DropCleanup.UnbackfillRowIds,
-    strip = m => m.copy(configuration = m.configuration -- Seq(TableProperties.EnableRowTracking,
-      TableProperties.RowTrackingSuspended, RowTracking.RowIdColumnKey, RowTracking.RowCommitVersionColumnKey)),
+    strip = m => m.copy(configuration = m.configuration -- Seq(TableProperties.EnableRowTracking.key,
+      TableProperties.RowTrackingSuspended.key, RowTracking.RowIdColumnKey, RowTracking.RowCommitVersionColumnKey)),
     domains = Seq(RowTracking.Domain)))
 
   override def addedActions(c: PendingCommit): Seq[Action] = {

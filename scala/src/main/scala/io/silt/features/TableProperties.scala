@@ -1,10 +1,7 @@
 package io.silt.features
 
-import scala.util.Try
-
-import io.silt.errors.{InvalidTableOperationException, UnsupportedOptionException}
-import org.apache.spark.sql.catalyst.util.IntervalUtils
-import org.apache.spark.unsafe.types.UTF8String
+import io.silt.config.{DeltaKey, DeltaKeyTreatment, StatementKind}
+import io.silt.errors.{ErrorClass, InvalidTableOperationException, UnsupportedOptionException}
 
 /** The checkpoints a table writes (`delta.checkpointPolicy`). */
 sealed abstract class CheckpointPolicy(val name: String) extends Serializable
@@ -38,43 +35,91 @@ object IsolationLevel {
   val tableLevels: Seq[IsolationLevel] = Seq(Serializable, WriteSerializable)
 }
 
+/**
+ * Delta Lake's table properties, each in one class: honoured (declared here, each a [[TableProperty]]: its
+ * key, default, values and meaning; what validates a table's properties and what may be set derive from
+ * this list), or, for those Delta Lake 4.4 declares that Silt does not implement, a line of
+ * `delta-table-properties.tsv` beside this class (no effect, or not implemented with the statements another
+ * value would change: accepted at Delta's default, refused otherwise). tests/test_table_properties.py compares
+ * the two with the reference's own registry, so that a property of a new Delta release cannot go unclassified.
+ */
 object TableProperties {
-  val EnableDeletionVectors = "delta.enableDeletionVectors"
-  val CheckpointIntervalKey = "delta.checkpointInterval"
-  val CheckpointPolicyKey = "delta.checkpointPolicy"
-  val LogRetentionDuration = "delta.logRetentionDuration"
-  val DeletedFileRetentionDuration = "delta.deletedFileRetentionDuration"
-  val EnableExpiredLogCleanup = "delta.enableExpiredLogCleanup"
-  /** How old the history DROP FEATURE … TRUNCATE HISTORY keeps is (Delta's default: 24 hours). */
-  val TruncateHistoryRetentionDuration = "delta.dropFeatureTruncateHistory.retentionDuration"
-  val DataSkippingNumIndexedCols = "delta.dataSkippingNumIndexedCols"
-  val DataSkippingStatsColumns = "delta.dataSkippingStatsColumns"
-  val WriteStatsAsStruct = "delta.checkpoint.writeStatsAsStruct"
-  val AppendOnly = "delta.appendOnly"
-  val IsolationLevelKey = "delta.isolationLevel"
-  val ConstraintPrefix = "delta.constraints."
-  val ColumnMappingModeKey = "delta.columnMapping.mode"
-  val EnableChangeDataFeed = "delta.enableChangeDataFeed"
-  val SymlinkManifestKey = "delta.compatibility.symlinkFormatManifest.enabled"
-  val EnableTypeWidening = "delta.enableTypeWidening"
-  val EnableInCommitTimestamps = "delta.enableInCommitTimestamps"
-  val EnableRowTracking = "delta.enableRowTracking"
-  val RowTrackingSuspended = "delta.rowTrackingSuspended"
-  /** Written by the commit that turns in-commit timestamps on for a table with earlier commits. */
-  val InCommitTimestampEnablementVersion = "delta.inCommitTimestampEnablementVersion"
-  val InCommitTimestampEnablementTimestamp = "delta.inCommitTimestampEnablementTimestamp"
-  /** Set by DROP FEATURE: the log before this version stays (`checkpointProtection`). */
-  val RequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
+  import TableProperty._
 
-  val OptimizeWriteKey = "delta.autoOptimize.optimizeWrite"
-  val AutoCompactKey = "delta.autoOptimize.autoCompact"
+  val EnableDeletionVectors: TableProperty[Boolean] = flag("delta.enableDeletionVectors", default = false,
+    "DELETE, UPDATE and MERGE mark removed rows in deletion vectors instead of rewriting files")
+  val CheckpointInterval: TableProperty[Int] = int("delta.checkpointInterval", 10, min = 1,
+    "commits between two checkpoints")
+  val CheckpointPolicyProperty: TableProperty[CheckpointPolicy] = oneOf("delta.checkpointPolicy", CheckpointPolicy.all,
+    (p: CheckpointPolicy) => p.name, CheckpointPolicy.Classic, "classic single-file checkpoints, or V2 ones with sidecars")
+  val LogRetentionDuration: TableProperty[Long] = duration("delta.logRetentionDuration", "interval 30 days",
+    "how long commits are kept (time travel's reach); log cleanup deletes older ones a checkpoint covers")
+  val DeletedFileRetentionDuration: TableProperty[Long] = duration("delta.deletedFileRetentionDuration",
+    "interval 1 week", "how long VACUUM keeps files a commit removed")
+  val EnableExpiredLogCleanup: TableProperty[Boolean] = flag("delta.enableExpiredLogCleanup", default = true,
+    "checkpoints delete commits older than the log retention")
+  val TruncateHistoryRetentionDuration: TableProperty[Long] = duration(
+    "delta.dropFeatureTruncateHistory.retentionDuration", "interval 24 hours",
+    "how much history DROP FEATURE … TRUNCATE HISTORY keeps")
+  val DataSkippingNumIndexedCols: TableProperty[Int] = int("delta.dataSkippingNumIndexedCols", 32, min = -1,
+    "leading leaf columns with statistics (-1: all)")
+  val DataSkippingStatsColumns: TableProperty[Option[Seq[String]]] = columns("delta.dataSkippingStatsColumns",
+    "the columns with statistics, named instead of counted")
+  val WriteStatsAsStruct: TableProperty[Boolean] = flag("delta.checkpoint.writeStatsAsStruct", default = true,
+    "checkpoints carry statistics and partition values as typed columns (stats_parsed, partitionValues_parsed)")
+  val AppendOnly: TableProperty[Boolean] = flag("delta.appendOnly", default = false,
+    "only appends: DELETE, UPDATE, MERGE that changes rows and overwrites are refused")
+  val IsolationLevelProperty: TableProperty[IsolationLevel] = oneOf("delta.isolationLevel", IsolationLevel.tableLevels,
+    (l: IsolationLevel) => l.name, IsolationLevel.Serializable, "how a commit is checked against concurrent ones")
+  val ColumnMappingModeProperty: TableProperty[ColumnMappingMode] = oneOf("delta.columnMapping.mode",
+    ColumnMappingMode.all, (m: ColumnMappingMode) => m.name, ColumnMappingMode.None,
+    "columns found in Parquet by name, by id, or (none) by their own name")
+  val ColumnMappingMaxColumnId: TableProperty[Long] = long("delta.columnMapping.maxColumnId", 0L,
+    "an integer >= 0", "the largest column id column mapping has given (kept by Silt)").kept
+  val EnableChangeDataFeed: TableProperty[Boolean] = flag("delta.enableChangeDataFeed", default = false,
+    "commits record their changed rows, read by the change data feed")
+  val SymlinkManifest: TableProperty[Boolean] = flag("delta.compatibility.symlinkFormatManifest.enabled",
+    default = false, "every commit keeps the symlink manifests (_symlink_format_manifest/) up to date")
+  val EnableTypeWidening: TableProperty[Boolean] = flag("delta.enableTypeWidening", default = false,
+    "ALTER COLUMN … TYPE may widen a column's type")
+  val EnableInCommitTimestamps: TableProperty[Boolean] = flag("delta.enableInCommitTimestamps", default = false,
+    "each commit carries its time, which readers use as the commit's time")
+  val InCommitTimestampEnablementVersion: TableProperty[Option[Long]] = optionalLong(
+    "delta.inCommitTimestampEnablementVersion", "a version", "the commit that turned in-commit timestamps on " +
+      "(kept by Silt)").kept
+  val InCommitTimestampEnablementTimestamp: TableProperty[Option[Long]] = optionalLong(
+    "delta.inCommitTimestampEnablementTimestamp", "milliseconds since the epoch", "that commit's in-commit " +
+      "timestamp (kept by Silt)").kept
+  val EnableRowTracking: TableProperty[Boolean] = flag("delta.enableRowTracking", default = false,
+    "every row has a stable id and the version that last changed it")
+  val RowTrackingSuspended: TableProperty[Boolean] = flag("delta.rowTrackingSuspended", default = false,
+    "writers stop giving new rows ids (a table that supports row tracking without enabling it)")
+  val RequireCheckpointProtectionBeforeVersion: TableProperty[Long] = long(
+    "delta.requireCheckpointProtectionBeforeVersion", 0L, "a version (an integer >= 0)",
+    "the log before this version stays (kept by Silt: DROP FEATURE sets it, for checkpointProtection)").kept
+  val OptimizeWrite: TableProperty[Option[Boolean]] = optionalFlag("delta.autoOptimize.optimizeWrite",
+    "writes gather their rows into fewer, larger files (unset: the session decides)")
+  val AutoCompact: TableProperty[Option[Boolean]] = optionalFlag("delta.autoOptimize.autoCompact",
+    "commits compact small files after them (unset: the session decides)")
 
-  /** The `delta.*` properties Silt honours; setting any other is refused (see [[checkSettable]]). */
-  val Honoured: Seq[String] = Seq(EnableDeletionVectors, CheckpointIntervalKey, CheckpointPolicyKey,
+  /** Every table property Silt honours, each once. */
+  val all: Seq[TableProperty[_]] = Seq(EnableDeletionVectors, CheckpointInterval, CheckpointPolicyProperty,
     LogRetentionDuration, DeletedFileRetentionDuration, EnableExpiredLogCleanup, TruncateHistoryRetentionDuration,
-    DataSkippingNumIndexedCols,
-    DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelKey, ColumnMappingModeKey, EnableChangeDataFeed, SymlinkManifestKey,
-    EnableTypeWidening, EnableInCommitTimestamps, EnableRowTracking, RowTrackingSuspended, OptimizeWriteKey, AutoCompactKey)
+    DataSkippingNumIndexedCols, DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelProperty,
+    ColumnMappingModeProperty, ColumnMappingMaxColumnId, EnableChangeDataFeed, SymlinkManifest, EnableTypeWidening,
+    EnableInCommitTimestamps, InCommitTimestampEnablementVersion, InCommitTimestampEnablementTimestamp,
+    EnableRowTracking, RowTrackingSuspended, RequireCheckpointProtectionBeforeVersion, OptimizeWrite, AutoCompact)
+
+  /** What a statement may set (besides the protocol's keys): the keys of [[all]] not kept by Silt. */
+  val Honoured: Seq[String] = all.filterNot(_.keptBySilt).map(_.key)
+
+  val ConstraintPrefix = "delta.constraints."
+
+  /** The Delta table properties Silt does not implement, from `delta-table-properties.tsv`. */
+  lazy val declared: Seq[DeltaKey] = DeltaKey.load("/io/silt/features/delta-table-properties.tsv")
+
+  private def notImplemented(key: String): Option[DeltaKey] =
+    declared.find(d => d.key.equalsIgnoreCase(key) && d.treatment == DeltaKeyTreatment.NotImplemented)
 
   /**
    * Refuses properties that change a retention so that the log would be kept for less time than
@@ -83,138 +128,119 @@ object TableProperties {
    */
   def checkRetentions(table: String, before: Map[String, String], after: Map[String, String]): Unit = {
     val (was, now) = (TableProperties(before), TableProperties(after))
-    val keys = Seq(LogRetentionDuration, DeletedFileRetentionDuration)
+    val keys = Seq(LogRetentionDuration.key, DeletedFileRetentionDuration.key)
     if (keys.exists(k => was.get(k) != now.get(k)) && now.logRetentionMs < now.deletedFileRetentionMs) {
-      throw new InvalidTableOperationException(s"$table: $LogRetentionDuration (${now.get(LogRetentionDuration)
-        .getOrElse("interval 30 days")}) must not be shorter than $DeletedFileRetentionDuration (${now
-        .get(DeletedFileRetentionDuration).getOrElse("interval 1 week")}): time travel would reach versions whose " +
-        "files VACUUM may have deleted. Lengthen the log retention or shorten the other.")
+      throw new InvalidTableOperationException(s"$table: ${LogRetentionDuration.key} (${now.get(LogRetentionDuration.key)
+        .getOrElse(LogRetentionDuration.defaultText)}) must not be shorter than ${DeletedFileRetentionDuration.key} (${now
+        .get(DeletedFileRetentionDuration.key).getOrElse(DeletedFileRetentionDuration.defaultText)}): time travel " +
+        "would reach versions whose files VACUUM may have deleted. Lengthen the log retention or shorten the other.")
     }
   }
 
   /**
-   * Refuses to set a `delta.*` property Silt does not implement (a reader of the table would
-   * trust it: a change data feed, column mapping, row tracking, …), naming it.
+   * Refuses to set a `delta.*` property Silt does not implement to other than Delta Lake's default (a
+   * reader of the table would trust it: UniForm, random file prefixes, …), or one Delta Lake does not have
+   * (a misspelling), naming it.
    */
-  def checkSettable(keys: Iterable[String]): Unit =
-    keys.find(k => k.toLowerCase.startsWith("delta.") && !Honoured.exists(_.equalsIgnoreCase(k)) &&
-        !ProtocolRequest.isProtocolKey(k)).foreach { k =>
-      throw new UnsupportedOptionException(k, s"table property $k is not implemented by Silt, so it cannot be " +
-        s"set; Silt honours ${Honoured.mkString(", ")} (and the protocol's ${ProtocolRequest.MinReaderKey}, " +
-        s"${ProtocolRequest.MinWriterKey}, ${ProtocolRequest.FeaturePrefix}<name>)")
+  def checkSettable(properties: Map[String, String]): Unit = properties.foreach { case (k, v) =>
+    if (k.toLowerCase.startsWith("delta.") && !Honoured.exists(_.equalsIgnoreCase(k)) &&
+        !ProtocolRequest.isProtocolKey(k)) {
+      all.find(_.key.equalsIgnoreCase(k)).foreach { p =>
+        throw new UnsupportedOptionException(k, s"table property $k (${p.doc}) cannot be set: Silt's own " +
+          s"statements write it; Silt honours ${Honoured.mkString(", ")}")
+      }
+      declared.find(_.key.equalsIgnoreCase(k)) match {
+        case Some(d) if d.treatment == DeltaKeyTreatment.NoEffect || !d.refuses(v) =>
+        case Some(d) => throw new UnsupportedOptionException(k, s"table property $k = '$v' (${d.meaning}) is not " +
+          s"implemented by Silt, so it cannot be set to other than Delta Lake's default" +
+          d.deltaDefault.fold(" (unset)")(dv => s" ('$dv')") + s"; Silt honours ${Honoured.mkString(", ")} " +
+          s"(and the protocol's ${ProtocolRequest.MinReaderKey}, ${ProtocolRequest.MinWriterKey}, " +
+          s"${ProtocolRequest.FeaturePrefix}<name>)")
+        case None => throw new UnsupportedOptionException(k, s"$k is not a Delta Lake table property (a " +
+          s"misspelling?): the closest is ${DeltaKey.closest(k, Honoured ++ declared.map(_.key))}",
+          ErrorClass.UnknownConfiguration)
+      }
+    }
+  }
+
+  /**
+   * Refuses `statement` (of `kinds`) on a table whose `configuration` sets a property Silt does not
+   * implement, that changes such statements, to other than Delta Lake's default, naming it (a table another
+   * engine wrote: Silt would not do what the property asks).
+   */
+  def refuseAt(configuration: Map[String, String], kinds: Set[StatementKind], statement: String): Unit =
+    configuration.foreach { case (k, v) =>
+      notImplemented(k).filter(d => (d.kinds.contains(StatementKind.Any) || d.kinds.exists(kinds)) && d.refuses(v))
+        .foreach { d =>
+          throw new UnsupportedOptionException(k, s"the table's property $k = '$v' (${d.meaning}) would change " +
+            s"$statement, and Silt does not implement it. Unset it (ALTER TABLE … UNSET TBLPROPERTIES ('$k')) or " +
+            "use an engine that implements it.")
+        }
     }
 }
 
 /**
- * Typed reads of the Delta table properties Silt uses, with their Delta defaults. Keys match
- * case-insensitively everywhere, as Delta's do; a value that does not parse names the property.
+ * Typed reads of a table's Delta properties (those Silt honours, declared in [[TableProperties]]), with
+ * Delta Lake's defaults; a value that does not read names the property.
  */
 final case class TableProperties(configuration: Map[String, String]) {
   import TableProperties._
 
-  def get(key: String): Option[String] = configuration.find(_._1.equalsIgnoreCase(key)).map(_._2.trim)
+  def get(key: String): Option[String] = TableProperty.lookup(configuration, key)
 
-  private def flag(key: String, default: Boolean): Boolean = get(key).map(_.toLowerCase) match {
-    case Some("true") => true
-    case Some("false") => false
-    case Some(other) => throw new InvalidTableOperationException(s"$key must be true or false, not '$other'")
-    case scala.None => default
-  }
-
-  private def oneOf[T](key: String, values: Seq[T], name: T => String, default: T): T = get(key).map { v =>
-    values.find(name(_).equalsIgnoreCase(v)).getOrElse(throw new InvalidTableOperationException(
-      s"$key must be ${values.map(name).mkString(" or ")}, not '$v'"))
-  }.getOrElse(default)
-
-  /** Reads every typed property Silt honours, so that a value that does not parse fails when it is set. */
+  /** Reads every property Silt honours, so that a value that does not read fails when it is set. */
   def validate(): Unit = {
-    Seq[Any](deletionVectorsEnabled, optimizeWrite, autoCompact,
-      appendOnly, typeWidening, rowTracking, rowTrackingSuspended, checkpointProtectedBefore, inCommitTimestamps,
-      inCommitTimestampEnablement, changeDataFeed, expiredLogCleanup, writeStatsAsStruct, checkpointInterval, checkpointPolicy,
-      isolationLevel, dataSkippingNumIndexedCols, logRetentionMs, deletedFileRetentionMs, truncateHistoryRetentionMs, columnMappingMode)
+    all.foreach(_.of(configuration))
+    inCommitTimestampEnablement
     if (rowTracking && rowTrackingSuspended) {
-      throw new InvalidTableOperationException(s"$EnableRowTracking and $RowTrackingSuspended cannot both be true: a " +
-        "table whose rows must all have ids cannot suspend giving them. Turn one off.")
+      throw new InvalidTableOperationException(s"${EnableRowTracking.key} and ${RowTrackingSuspended.key} cannot both " +
+        "be true: a table whose rows must all have ids cannot suspend giving them. Turn one off.")
     }
     if (symlinkManifest && deletionVectorsEnabled) {
-      throw new InvalidTableOperationException(s"$SymlinkManifestKey and $EnableDeletionVectors cannot both be true: " +
-        "symlink manifests cannot carry deletion vectors, so manifest readers would return deleted rows. Turn one off.")
+      throw new InvalidTableOperationException(s"${SymlinkManifest.key} and ${EnableDeletionVectors.key} cannot both " +
+        "be true: symlink manifests cannot carry deletion vectors, so manifest readers would return deleted rows. " +
+        "Turn one off.")
     }
   }
 
-  def isolationLevel: IsolationLevel = oneOf(IsolationLevelKey, IsolationLevel.tableLevels, (l: IsolationLevel) => l.name,
-    IsolationLevel.Serializable)
-
-  def deletionVectorsEnabled: Boolean = flag(EnableDeletionVectors, default = false)
+  def isolationLevel: IsolationLevel = IsolationLevelProperty.of(configuration)
+  def deletionVectorsEnabled: Boolean = EnableDeletionVectors.of(configuration)
   /** Whether writes to the table optimize (see write.OptimizedWrite); None when the table does not say. */
-  def optimizeWrite: Option[Boolean] = get(OptimizeWriteKey).map(_ => flag(OptimizeWriteKey, default = false))
+  def optimizeWrite: Option[Boolean] = OptimizeWrite.of(configuration)
   /** Whether commits to the table compact small files after them (see optimize.AutoCompactHook); None: not said. */
-  def autoCompact: Option[Boolean] = get(AutoCompactKey).map(_ => flag(AutoCompactKey, default = false))
-  def appendOnly: Boolean = flag(AppendOnly, default = false)
-  /** Whether ALTER COLUMN … TYPE may widen a column's type (the `typeWidening` feature). */
-  def typeWidening: Boolean = flag(EnableTypeWidening, default = false)
-  /** Whether every row has a stable id and commit version (the `rowTracking` feature). */
-  def rowTracking: Boolean = flag(EnableRowTracking, default = false)
-  /** Whether writers stop giving new rows ids, on a table that supports row tracking without enabling it. */
-  def rowTrackingSuspended: Boolean = flag(RowTrackingSuspended, default = false)
-  /** Whether each commit carries its time (`inCommitTimestamp`), which readers then use as the commit's time. */
-  def inCommitTimestamps: Boolean = flag(EnableInCommitTimestamps, default = false)
+  def autoCompact: Option[Boolean] = AutoCompact.of(configuration)
+  def appendOnly: Boolean = AppendOnly.of(configuration)
+  def typeWidening: Boolean = EnableTypeWidening.of(configuration)
+  def rowTracking: Boolean = EnableRowTracking.of(configuration)
+  def rowTrackingSuspended: Boolean = RowTrackingSuspended.of(configuration)
+  def inCommitTimestamps: Boolean = EnableInCommitTimestamps.of(configuration)
 
   /** The version and in-commit timestamp of the commit that turned them on; None: on since version 0. */
   def inCommitTimestampEnablement: Option[(Long, Long)] = for {
-    v <- get(InCommitTimestampEnablementVersion)
-    t <- get(InCommitTimestampEnablementTimestamp)
-  } yield (Try(v.toLong).toOption.getOrElse(throw new InvalidTableOperationException(
-      s"$InCommitTimestampEnablementVersion must be a version, not '$v'")),
-    Try(t.toLong).toOption.getOrElse(throw new InvalidTableOperationException(
-      s"$InCommitTimestampEnablementTimestamp must be milliseconds since the epoch, not '$t'")))
+    v <- InCommitTimestampEnablementVersion.of(configuration)
+    t <- InCommitTimestampEnablementTimestamp.of(configuration)
+  } yield (v, t)
 
   /** The version before which log cleanup deletes nothing (0: none). */
-  def checkpointProtectedBefore: Long = get(RequireCheckpointProtectionBeforeVersion).map { v =>
-    Try(v.toLong).toOption.filter(_ >= 0).getOrElse(throw new InvalidTableOperationException(
-      s"$RequireCheckpointProtectionBeforeVersion must be a version (an integer >= 0), not '$v'"))
-  }.getOrElse(0L)
-  def changeDataFeed: Boolean = flag(EnableChangeDataFeed, default = false)
-  /** Whether every commit keeps the symlink manifests (`_symlink_format_manifest/`) up to date. */
-  def symlinkManifest: Boolean = flag(SymlinkManifestKey, default = false)
-  def expiredLogCleanup: Boolean = flag(EnableExpiredLogCleanup, default = true)
-  def writeStatsAsStruct: Boolean = flag(WriteStatsAsStruct, default = true)
-
-  def checkpointInterval: Int = get(CheckpointIntervalKey).map { v =>
-    Try(v.toInt).toOption.filter(_ > 0).getOrElse(
-      throw new InvalidTableOperationException(s"$CheckpointIntervalKey must be a positive integer, not '$v'"))
-  }.getOrElse(10)
-
-  def checkpointPolicy: CheckpointPolicy = oneOf(CheckpointPolicyKey, CheckpointPolicy.all, (p: CheckpointPolicy) => p.name,
-    CheckpointPolicy.Classic)
-
-  def columnMappingMode: ColumnMappingMode = oneOf(ColumnMappingModeKey, ColumnMappingMode.all,
-    (m: ColumnMappingMode) => m.name, ColumnMappingMode.None)
-
+  def checkpointProtectedBefore: Long = RequireCheckpointProtectionBeforeVersion.of(configuration)
+  def changeDataFeed: Boolean = EnableChangeDataFeed.of(configuration)
+  def symlinkManifest: Boolean = SymlinkManifest.of(configuration)
+  def expiredLogCleanup: Boolean = EnableExpiredLogCleanup.of(configuration)
+  def writeStatsAsStruct: Boolean = WriteStatsAsStruct.of(configuration)
+  def checkpointInterval: Int = CheckpointInterval.of(configuration)
+  def checkpointPolicy: CheckpointPolicy = CheckpointPolicyProperty.of(configuration)
+  def columnMappingMode: ColumnMappingMode = ColumnMappingModeProperty.of(configuration)
   /** Leading leaf columns with statistics; -1: all of them. */
-  def dataSkippingNumIndexedCols: Int = get(DataSkippingNumIndexedCols).map { v =>
-    Try(v.toInt).toOption.filter(_ >= -1).getOrElse(throw new InvalidTableOperationException(
-      s"$DataSkippingNumIndexedCols must be an integer >= -1, not '$v'"))
-  }.getOrElse(32)
-
+  def dataSkippingNumIndexedCols: Int = DataSkippingNumIndexedCols.of(configuration)
   /** The columns with statistics, when named instead of counted. */
-  def dataSkippingStatsColumns: Option[Seq[String]] =
-    get(DataSkippingStatsColumns).map(_.split(",").toSeq.map(_.trim).filter(_.nonEmpty))
+  def dataSkippingStatsColumns: Option[Seq[String]] = DataSkippingStatsColumns.of(configuration)
 
   /** The CHECK constraints, by lower-case name. */
   def checkConstraints: Map[String, String] = configuration.collect {
     case (k, v) if k.toLowerCase.startsWith(ConstraintPrefix) => k.substring(ConstraintPrefix.length).toLowerCase -> v
   }
 
-  def logRetentionMs: Long = duration(LogRetentionDuration, "interval 30 days")
-  def deletedFileRetentionMs: Long = duration(DeletedFileRetentionDuration, "interval 1 week")
-  def truncateHistoryRetentionMs: Long = duration(TruncateHistoryRetentionDuration, "interval 24 hours")
-
-  private def duration(key: String, default: String): Long = {
-    val text = get(key).getOrElse(default)
-    val withPrefix = if (text.toLowerCase.startsWith("interval")) text else s"interval $text"
-    val interval = IntervalUtils.safeStringToInterval(UTF8String.fromString(withPrefix))
-    if (interval == null) throw new InvalidTableOperationException(s"$key = '$text' is not a duration (e.g. 'interval 30 days')")
-    interval.months * 30L * 86400000L + interval.days * 86400000L + interval.microseconds / 1000L
-  }
+  def logRetentionMs: Long = LogRetentionDuration.of(configuration)
+  def deletedFileRetentionMs: Long = DeletedFileRetentionDuration.of(configuration)
+  def truncateHistoryRetentionMs: Long = TruncateHistoryRetentionDuration.of(configuration)
 }

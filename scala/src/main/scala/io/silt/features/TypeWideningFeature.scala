@@ -15,7 +15,7 @@ final class TypeWideningFeature(preview: Boolean)
   override def neededBy(t: TableShape): Boolean = !preview && t.properties.typeWidening
   // Delta's steps: the property unset, the files written before a change rewritten (optimize.WidenedFiles),
   // the change history removed.
-  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableTypeWidening -> None),
+  override def drop: Option[FeatureDrop] = Some(FeatureDrop(Seq(TableProperties.EnableTypeWidening.key -> None),
     DropCleanup.RewriteWidenedFiles, strip = m => m.copy(schemaString = TypeChanges.without(m.schema).json),
     traces = { case m: Metadata => TypeChanges.all(m.schema).nonEmpty; case _ => false }))
 

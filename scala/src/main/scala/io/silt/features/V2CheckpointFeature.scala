@@ -9,7 +9,7 @@ object V2CheckpointFeature extends Feature("v2Checkpoint", ReaderWriter, ReadWri
   override def neededBy(t: TableShape): Boolean = t.properties.checkpointPolicy == CheckpointPolicy.V2
   // The drop's own checkpoint is then a classic one, which readers of the downgraded table start from.
   override def drop: Option[FeatureDrop] =
-    Some(FeatureDrop(Seq(TableProperties.CheckpointPolicyKey -> Some(CheckpointPolicy.Classic.name)), traces = {
+    Some(FeatureDrop(Seq(TableProperties.CheckpointPolicyProperty.key -> Some(CheckpointPolicy.Classic.name)), traces = {
       case m: Metadata => TableProperties(m.configuration).checkpointPolicy == CheckpointPolicy.V2
       case u: UnknownAction => u.key == "checkpointMetadata" || u.key == "sidecar"
       case _ => false

@@ -31,7 +31,7 @@ object ColumnMappingRemoval {
     if (invalid.nonEmpty) throw new InvalidTableOperationException(s"table $tablePath: column mapping cannot be removed " +
       s"while columns are named ${invalid.map(n => s"'$n'").mkString(", ")}: without it a column name cannot hold a " +
       "space or any of ,;{}()= (nor a tab or a newline); rename those columns first (ALTER TABLE … RENAME COLUMN)")
-    val mappingKeys = Set(TableProperties.ColumnMappingModeKey, ColumnMapping.MaxColumnIdKey).map(_.toLowerCase)
+    val mappingKeys = Set(TableProperties.ColumnMappingModeProperty.key, TableProperties.ColumnMappingMaxColumnId.key).map(_.toLowerCase)
     // Every file is rewritten, as by a REPLACE: the one case where the mode may go back to none.
     txn.updateMetadata(mapped.copy(schemaString = schema.json,
       configuration = mapped.configuration.filterNot { case (k, _) => mappingKeys(k.toLowerCase) }), replacingTable = true)

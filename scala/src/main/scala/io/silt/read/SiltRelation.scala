@@ -2,7 +2,7 @@ package io.silt.read
 
 import io.silt.actions.AddFile
 import io.silt.config.{DeltaSessionKeys, StatementKind, TableFileSystem}
-import io.silt.features.{ColumnMapping, RowTracking, WriterMetadata}
+import io.silt.features.{ColumnMapping, RowTracking, TableProperties, WriterMetadata}
 import io.silt.log.{Snapshot, TableLog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
@@ -32,6 +32,7 @@ object SiltRelation {
 
   private def relation(spark: SparkSession, snapshot: Snapshot, index: SiltFileIndex, wholeFiles: Boolean = false): HadoopFsRelation = {
     DeltaSessionKeys.refuseAt(spark.conf, Set(StatementKind.Read), s"a read of ${snapshot.tablePath}")
+    TableProperties.refuseAt(snapshot.metadata.configuration, Set(StatementKind.Read), s"a read of ${snapshot.tablePath}")
     val metadata = snapshot.metadata
     // Spark sees logical names only; the format reads the files' physical names through the mapping.
     HadoopFsRelation(

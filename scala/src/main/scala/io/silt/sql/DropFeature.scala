@@ -60,7 +60,7 @@ object DropFeature {
       HistoryTruncation.checkpointOnEmptyCommit(spark, log)
       if (changed) throw new FeatureInHistoryException(path.toString, feature.name, waiting = true, detail = s"DROP FEATURE ${feature.name} " +
         s"was partly done: the current version no longer uses it, but the table's history does. Run the statement " +
-        s"again once the history is older than ${TableProperties.TruncateHistoryRetentionDuration} " +
+        s"again once the history is older than ${TableProperties.TruncateHistoryRetentionDuration.key} " +
         s"(${retentionText(log)}); it then deletes that history and lowers the protocol.")
     }
 
@@ -86,12 +86,12 @@ object DropFeature {
       if (HistoryTruncation.uses(log, txn.readVersion, drop.traces)) {
         throw new FeatureInHistoryException(path.toString, feature.name, s"cannot drop ${feature.name} yet: versions " +
           s"the log keeps use it. Run the statement again once they are older than " +
-          s"${TableProperties.TruncateHistoryRetentionDuration} (${retentionText(log)}).")
+          s"${TableProperties.TruncateHistoryRetentionDuration.key} (${retentionText(log)}).")
       }
     }
     val stripped = drop.strip(current.metadata)
     val protection = if (!feature.isReaderWriter || cutsHistory) Map.empty[String, String]
-      else Map(TableProperties.RequireCheckpointProtectionBeforeVersion -> (txn.readVersion + 1).toString)
+      else Map(TableProperties.RequireCheckpointProtectionBeforeVersion.key -> (txn.readVersion + 1).toString)
     if (stripped != current.metadata || protection.nonEmpty) {
       txn.updateMetadata(stripped.copy(configuration = stripped.configuration ++ protection))
     }
@@ -127,8 +127,8 @@ object DropFeature {
       HistoryTruncation.truncate(spark, log, log.latest())
       if (!HistoryTruncation.truncatedBefore(log, protectedBefore)) {
         throw new FeatureInHistoryException(path.toString, feature.name, s"cannot drop ${feature.name} yet: the log " +
-          s"before the protected version $protectedBefore (${TableProperties.RequireCheckpointProtectionBeforeVersion}) " +
-          s"is not yet older than ${TableProperties.TruncateHistoryRetentionDuration} (${retentionText(log)}). Run the " +
+          s"before the protected version $protectedBefore (${TableProperties.RequireCheckpointProtectionBeforeVersion.key}) " +
+          s"is not yet older than ${TableProperties.TruncateHistoryRetentionDuration.key} (${retentionText(log)}). Run the " +
           "statement again once it is; it then deletes that history.")
       }
     }
@@ -149,6 +149,6 @@ object DropFeature {
 
   private def retentionText(log: TableLog): String = {
     val props = TableProperties(log.latest().metadata.configuration)
-    props.get(TableProperties.TruncateHistoryRetentionDuration).getOrElse("interval 24 hours")
+    props.get(TableProperties.TruncateHistoryRetentionDuration.key).getOrElse(TableProperties.TruncateHistoryRetentionDuration.defaultText)
   }
 }

@@ -145,6 +145,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     require(!committed, "a transaction commits once")
     val statement = op(groups)
     DeltaSessionKeys.refuseAt(spark.conf, Operation.kindsOf(statement), s"${statement.name} on ${log.tablePath}")
+    TableProperties.refuseAt(metadata.configuration, Operation.kindsOf(statement), s"${statement.name} on ${log.tablePath}")
     var kept = groups
     val operationActions = common ++ groups.flatMap(_.actions)
     val finished = atCommit.foldLeft(metadata)((m, f) => f(m))
@@ -197,8 +198,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val inCommit = if (stamped) Some(if (version == 0) now else math.max(now, log.commitTime(version - 1) + 1)) else None
       val stampedBody = if (!enabling) body else body.map {
         case m: Metadata => m.copy(configuration = m.configuration ++ Map(
-          TableProperties.InCommitTimestampEnablementVersion -> version.toString,
-          TableProperties.InCommitTimestampEnablementTimestamp -> inCommit.get.toString))
+          TableProperties.InCommitTimestampEnablementVersion.key -> version.toString,
+          TableProperties.InCommitTimestampEnablementTimestamp.key -> inCommit.get.toString))
         case other => other
       }
       val attemptBody = if (assignsRowIds) RowTracking.assign(stampedBody, rowIdMark, version) else stampedBody
@@ -206,6 +207,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
       val lines = (info +: attemptBody).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
+        SiltSettings.LastCommitVersionInSession.record(spark.conf, version)
         CommitPause.afterCommit(log.tablePath)
         lazy val snapshot = log.committed(readSnapshot, version, attemptBody)
         hooks.foreach(_.afterCommit(spark, log, snapshot))
@@ -264,7 +266,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     val withDv = added ++ kept
     if (withDv.nonEmpty) {
       throw new ManifestWithDeletionVectorsException(log.tablePath.toString, s"table ${log.tablePath} keeps symlink " +
-        s"manifests (${TableProperties.SymlinkManifestKey} = true), which cannot carry deletion vectors, but " +
+        s"manifests (${TableProperties.SymlinkManifest.key} = true), which cannot carry deletion vectors, but " +
         s"${withDv.size} of its files would have them (${withDv.take(5).mkString(", ")}${if (withDv.size > 5) ", …" else ""}). " +
         "Run REORG TABLE … APPLY (PURGE) first, or turn the property off; nothing was committed.")
     }

@@ -1,47 +1,69 @@
 package io.silt.write
 
+import java.nio.charset.StandardCharsets
+
 import scala.util.control.NonFatal
 
-import io.silt.features.ColumnMapping
+import io.silt.config.SiltSettings
+import io.silt.features.{Clustering, ColumnMapping, ProtocolRequest}
 import io.silt.log.Snapshot
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.types.StructType
 
 /**
- * A catalog table's entry kept as its log has the table (columns, partition columns, comment) after
- * each statement that changes them: a metastore's copy is what SHOW TABLE EXTENDED,
- * and the tools that read it (dbt's docs), show. The log stays the table's truth: a metastore that
- * will not take a change leaves its copy, with a warning.
+ * What a catalog table's entry holds of the table, as Delta Lake keeps it: by default a new table's entry
+ * has neither columns nor properties (the log has them; readers load the table from it); a replaced table's
+ * entry gets the log's columns, every one a data column in the log's order, and its properties; with
+ * `catalog.update.enabled` every entry has them from its creation. An entry that holds columns is kept as
+ * the log has the table after each statement that changes it (Delta Lake leaves a replaced table's copy as
+ * the replace made it): a metastore's copy is what SHOW TABLE EXTENDED, and the tools that read it (dbt's
+ * docs), show. The log stays the table's truth: a metastore that will not take a change leaves its copy,
+ * with a warning.
  */
 object CatalogEntries {
   private val log = org.slf4j.LoggerFactory.getLogger(getClass)
 
-  /** The table's columns as a catalog keeps them (partition columns last, as Spark's catalog wants), and those. */
-  def columnsOf(snapshot: Snapshot): (StructType, Seq[String]) = {
-    val partCols = snapshot.metadata.partitionColumns
-    val schema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
-    (StructType(schema.filterNot(f => partCols.contains(f.name)) ++ partCols.map(c => schema(c))), partCols)
-  }
+  /** Why an entry has no columns, when the table's were not stored: Delta Lake's property. */
+  val UpdateErrorKey = "delta.catalogUpdateError"
+  /** The version and commit time (ms) of the log that an entry's columns and properties are: Delta Lake's. */
+  val LastUpdateVersion = "delta.lastUpdateVersion"
+  val LastCommitTimestamp = "delta.lastCommitTimestamp"
+
+  /** The columns and properties a new table's entry is registered with (none unless `catalog.update.enabled`). */
+  def forNewTable(spark: SparkSession, snapshot: Snapshot): (StructType, Map[String, String]) =
+    if (SiltSettings.CatalogUpdate(spark)) stored(spark, snapshot) else (new StructType(), Map.empty)
+
+  /** A replaced table's entry: the log's columns and properties, whatever the entry held before. */
+  def replaced(spark: SparkSession, entry: CatalogTable, snapshot: Snapshot): Unit =
+    update(spark, entry, snapshot, replacing = true)
 
   /**
-   * Updates the catalog's entry where it differs from `snapshot`; `entry`: the entry as the statement
-   * found it (no metastore call when nothing changed).
+   * After a statement changed the table: an entry that holds columns (or every entry, with
+   * `catalog.update.enabled`) gets the log's columns and properties where they differ; `entry`: the entry as
+   * the statement found it (no metastore call when nothing changed).
    */
-  def sync(spark: SparkSession, entry: CatalogTable, snapshot: Snapshot): Unit = {
-    val (schema, partCols) = columnsOf(snapshot)
+  def sync(spark: SparkSession, entry: CatalogTable, snapshot: Snapshot): Unit =
+    update(spark, entry, snapshot, replacing = false)
+
+  private def update(spark: SparkSession, entry: CatalogTable, snapshot: Snapshot, replacing: Boolean): Unit = {
     val catalog = spark.sessionState.catalog
     val id = entry.identifier
+    val db = id.database.getOrElse(catalog.getCurrentDatabase)
     try {
-      // Delta Lake registers its tables without columns (the log has them): such an entry stays so.
-      if (entry.schema.nonEmpty && (!sameColumns(schema, entry.schema) || partCols != entry.partitionColumnNames)) {
-        if (partCols == entry.partitionColumnNames) {
+      if (replacing || SiltSettings.CatalogUpdate(spark) || entry.schema.nonEmpty) {
+        val (schema, properties) = stored(spark, snapshot)
+        val parts = entry.partitionColumnNames
+        // An entry an earlier Silt registered with partition columns (kept last, as Spark's catalog wants
+        // them): a Hive metastore will not change those, so only its data columns follow the log's.
+        val data = StructType(schema.filterNot(f => parts.contains(f.name)))
+        if (!sameColumns(data, StructType(entry.schema.filterNot(f => parts.contains(f.name))))) {
           // A Hive metastore's alterTable keeps the old columns: they change here only (dropped ones too).
-          catalog.externalCatalog.alterTableDataSchema(id.database.getOrElse(catalog.getCurrentDatabase), id.table,
-            StructType(schema.filterNot(f => partCols.contains(f.name))))
-        } else {
-          catalog.alterTable(entry.copy(schema = schema, partitionColumnNames = partCols))
+          catalog.externalCatalog.alterTableDataSchema(db, id.table, data)
         }
+        val changed = (properties -- Seq(LastUpdateVersion, LastCommitTimestamp)).exists { case (k, v) =>
+          !entry.properties.get(k).contains(v) }
+        if (replacing || changed) catalog.alterTable(catalog.getTableMetadata(id).copy(properties = properties))
       }
       if (entry.comment != snapshot.metadata.description) {
         catalog.alterTable(catalog.getTableMetadata(id).copy(comment = snapshot.metadata.description))
@@ -51,6 +73,37 @@ object CatalogEntries {
         s"kept its old definition: ${e.getMessage}")
     }
   }
+
+  /**
+   * The columns (none when one is too long for a metastore, or not Latin-1, as Delta Lake decides) and the
+   * properties an entry stores: the table's, its protocol's, the version and commit time they are of, and
+   * its clustering columns.
+   */
+  private def stored(spark: SparkSession, snapshot: Snapshot): (StructType, Map[String, String]) = {
+    val schema = ColumnMapping.logicalSchema(snapshot.metadata.schema)
+    val threshold = SiltSettings.CatalogUpdateTruncation(spark)
+    val latin1 = StandardCharsets.ISO_8859_1.newEncoder()
+    val error = schema.fields.iterator.map { f =>
+      if (f.dataType.catalogString.length > threshold) Some("The schema contains a very long nested field and " +
+        "cannot be stored in the catalog.")
+      else if (!latin1.canEncode(f.name) || !latin1.canEncode(f.dataType.catalogString)) Some("The schema " +
+        "contains non-latin encoding characters and cannot be stored in the catalog.")
+      else None
+    }.collectFirst { case Some(e) => e }
+    val properties = snapshot.metadata.configuration ++ ProtocolRequest.asProperties(snapshot.protocol) ++
+      clusteringProperty(snapshot) ++ error.map(UpdateErrorKey -> _) ++
+      Map(LastUpdateVersion -> snapshot.version.toString, LastCommitTimestamp -> snapshot.timestamp.toString)
+    (if (error.isDefined) new StructType() else schema, properties)
+  }
+
+  /** Spark's catalog property of CLUSTER BY columns (a JSON array of name paths), for a clustered table. */
+  private def clusteringProperty(snapshot: Snapshot): Map[String, String] =
+    if (!snapshot.protocol.writerFeatures.exists(_.contains("clustering"))) Map.empty
+    else Clustering.physicalColumns(snapshot.domains).map { physical =>
+      val paths = Clustering.logicalPaths(snapshot.metadata.schema, physical)
+      "clusteringColumns" -> paths.map(_.map(p => "\"" + p.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+        .mkString("[", ",", "]")).mkString("[", ",", "]")
+    }.toMap
 
   /** Same names, types and comments (a metastore may not keep nullability). */
   private def sameColumns(a: StructType, b: StructType): Boolean = {

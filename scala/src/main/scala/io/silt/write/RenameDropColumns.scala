@@ -123,7 +123,7 @@ object RenameDropColumns {
   private def requireMapping(txn: OptimisticTransaction, what: String, refuse: String => Nothing): Unit =
     if (!ColumnMapping.of(txn.metadata).enabled) refuse(s"$what needs column mapping, so that data files keep " +
       "their column names; enable it first with ALTER TABLE … SET TBLPROPERTIES " +
-      s"('${TableProperties.ColumnMappingModeKey}' = 'name') (readers then need Delta reader version 2 or later)")
+      s"('${TableProperties.ColumnMappingModeProperty.key}' = 'name') (readers then need Delta reader version 2 or later)")
 
   /** Refuses to drop a partition column or a column a CHECK constraint uses. */
   private def checkDroppable(spark: SparkSession, m: Metadata, paths: Seq[Seq[String]], refuse: String => Nothing): Unit = {
@@ -161,7 +161,7 @@ object RenameDropColumns {
 
   /** The configuration with `delta.dataSkippingStatsColumns` changed by `f`, when it is set. */
   private def statsColumns(m: Metadata, f: Seq[String] => Seq[String]): Map[String, String] =
-    m.configuration.find(_._1.equalsIgnoreCase(TableProperties.DataSkippingStatsColumns)) match {
+    m.configuration.find(_._1.equalsIgnoreCase(TableProperties.DataSkippingStatsColumns.key)) match {
       case Some((k, _)) => m.configuration + (k -> f(TableProperties(m.configuration).dataSkippingStatsColumns.get).mkString(","))
       case None => m.configuration
     }

@@ -169,7 +169,7 @@ object TableWriter {
   /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
   def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String]): Long = {
     val txn = ExistingTable.begin(spark, tablePath)
-    checkSettable(set.keys)
+    checkSettable(set)
     val (requested, properties) = ProtocolRequest.parse(tablePath.toString, set)
     unset.find(ProtocolRequest.isProtocolKey).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be unset: a table's protocol is never " +
@@ -198,14 +198,14 @@ object TableWriter {
     // Lake's REPLACE does not apply them either); what the statement gives wins.
     val given = if (txn.tableExists) opts.properties else {
       val defaults = SiltSettings.propertyDefaults(spark.conf)
-      try checkSettable(defaults.keys) catch { case e: UnsupportedOptionException =>
+      try checkSettable(defaults) catch { case e: UnsupportedOptionException =>
         throw new UnsupportedOptionException(SiltSettings.PropertyDefaults.key, s"a session setting " +
           s"${SiltSettings.PropertyDefaults.key} (or Delta Lake's ${SiltSettings.PropertyDefaults.deltaKey.get}) gives new " +
           s"tables a property Silt cannot set: ${e.detailMessage}")
       }
       defaults.filter { case (k, _) => !opts.properties.keys.exists(_.equalsIgnoreCase(k)) } ++ opts.properties
     }
-    checkSettable(given.keys)
+    checkSettable(given)
     val (requested, properties) = ProtocolRequest.parse(path, given)
     val dataSchema = if (declaredSchema) schemaOfData else WriterMetadata.stripped(schemaOfData)
     if (!txn.tableExists || (overwrite && opts.overwriteSchema)) {
@@ -247,8 +247,8 @@ object TableWriter {
    * Table properties a statement or write may set: CHECK constraints only through ALTER TABLE …
    * ADD CONSTRAINT (which checks the rows), and of the other `delta.*` keys those Silt honours.
    */
-  def checkSettable(properties: Iterable[String]): Unit = {
-    properties.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
+  def checkSettable(properties: Map[String, String]): Unit = {
+    properties.keys.find(_.toLowerCase.startsWith(TableProperties.ConstraintPrefix)).foreach { k =>
       throw new InvalidTableOperationException(s"table property $k cannot be set directly: use " +
         s"ALTER TABLE … ADD CONSTRAINT ${k.substring(TableProperties.ConstraintPrefix.length)} CHECK (…)")
     }

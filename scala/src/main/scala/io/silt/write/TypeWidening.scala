@@ -23,7 +23,7 @@ object TypeWidening {
     if (!ParquetWidening.readable(from, to)) refuse(s"$change on this Spark: ${ParquetWidening.limits}")
     if (!TableProperties(table.configuration).typeWidening) {
       refuse(s"$change unless type widening is on: ALTER TABLE … SET TBLPROPERTIES " +
-        s"('${TableProperties.EnableTypeWidening}' = 'true') first")
+        s"('${TableProperties.EnableTypeWidening.key}' = 'true') first")
     }
     recorded(field, inner, from, to)
   }

@@ -20,7 +20,7 @@ class ColumnMappingSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   } yield StructType(types.zipWithIndex.map { case (t, i) => StructField(s"c$i", t) })
 
   private def metadata(schema: StructType, mode: String, extra: Map[String, String] = Map.empty): Metadata =
-    Metadata("id", None, None, Format(), schema.json, Nil, Map(TableProperties.ColumnMappingModeKey -> mode) ++ extra, None)
+    Metadata("id", None, None, Format(), schema.json, Nil, Map(TableProperties.ColumnMappingModeProperty.key -> mode) ++ extra, None)
 
   private def fields(dt: DataType): Seq[StructField] = dt match {
     case s: StructType => s.fields.toSeq.flatMap(f => f +: fields(f.dataType))
@@ -35,7 +35,7 @@ class ColumnMappingSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
       val all = fields(m.schema)
       val ids = all.map(_.metadata.getLong(ColumnMapping.IdKey))
       assert(ids.distinct.size == all.size && ids.max == all.size)
-      assert(m.configuration(ColumnMapping.MaxColumnIdKey) == all.size.toString)
+      assert(m.configuration(TableProperties.ColumnMappingMaxColumnId.key) == all.size.toString)
       assert(all.map(ColumnMapping.physicalName).forall(_.startsWith("col-")))
       assert(ColumnMapping.logicalSchema(m.schema) == schema)
       // assigning again changes nothing: ids are given once
@@ -66,7 +66,7 @@ class ColumnMappingSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(upgraded.schema.fields.map(ColumnMapping.physicalName).toSeq == Seq("a", "b"))
     val added = upgraded.copy(schemaString = upgraded.schema.add("c", IntegerType).json)
     val next = ColumnMapping.assign(added, upgrading = false)
-    assert(next.schema("c").metadata.getLong(ColumnMapping.IdKey) == 3 && next.configuration(ColumnMapping.MaxColumnIdKey) == "3")
+    assert(next.schema("c").metadata.getLong(ColumnMapping.IdKey) == 3 && next.configuration(TableProperties.ColumnMappingMaxColumnId.key) == "3")
     val plain = ColumnMapping.assign(next.copy(configuration = Map.empty), upgrading = false)
     assert(plain.schema == schema.add("c", IntegerType))
   }
@@ -83,9 +83,9 @@ class ColumnMappingSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("a new table with column mapping needs reader 2 and writer 5, or 3 and 7 with other reader features") {
     val schema = StructType(Seq(StructField("a", LongType)))
-    assert(TableFeatures.protocolFor(schema, Map(TableProperties.ColumnMappingModeKey -> "name")) == Protocol(2, 5))
-    val withDvs = TableFeatures.protocolFor(schema, Map(TableProperties.ColumnMappingModeKey -> "id",
-      TableProperties.EnableDeletionVectors -> "true"))
+    assert(TableFeatures.protocolFor(schema, Map(TableProperties.ColumnMappingModeProperty.key -> "name")) == Protocol(2, 5))
+    val withDvs = TableFeatures.protocolFor(schema, Map(TableProperties.ColumnMappingModeProperty.key -> "id",
+      TableProperties.EnableDeletionVectors.key -> "true"))
     assert(withDvs.minReaderVersion == 3 && withDvs.readerFeatures.get == Set("columnMapping", "deletionVectors"))
   }
 }

@@ -1,0 +1,116 @@
+"""Every table property Delta Lake declares is in one class: honoured (declared once in features.TableProperties,
+with its default, values and meaning), no effect, or not implemented (delta-table-properties.tsv: accepted at
+Delta Lake's default, refused otherwise, and a table another engine gave another value refused by the statements
+that value changes). A `delta.*` property Delta Lake does not have is refused as a misspelling."""
+import json
+import os
+
+import pytest
+
+from conftest import CANON_PY, python_env
+from silt.errors import InvalidTableOperationException, UnsupportedOptionException, translate
+from test_writes import commits, raises_silt
+
+
+def registry(spark):
+    return spark._jvm.io.silt.features.TableProperties
+
+
+def declared(spark):
+    """{key: (treatment, Delta's default or None)} of the properties Silt does not implement."""
+    keys = registry(spark).declared()
+    out = {}
+    for i in range(keys.size()):
+        k = keys.apply(i)
+        out[k.key()] = (k.treatment().name(), k.deltaDefault().get() if k.deltaDefault().isDefined() else None)
+    return out
+
+
+def honoured(spark):
+    props = registry(spark).all()
+    return {props.apply(i).key(): props.apply(i).defaultText() for i in range(props.size())}
+
+
+PROTOCOL_KEYS = {"delta.minReaderVersion", "delta.minWriterVersion"}
+
+
+@pytest.mark.reference
+def test_the_registry_classes_every_property_the_reference_declares(spark):
+    from reference_delta import DELTA_PACKAGE, call
+    if DELTA_PACKAGE is None:
+        pytest.skip("no reference Delta Lake release is built for this Spark minor")
+    [res] = call([{"op": "table_properties"}], CANON_PY, 600, env=python_env())
+    assert res["ok"], res.get("error")
+    reference = res["properties"]
+    ours, theirs = declared(spark), honoured(spark)
+    assert not set(ours) & set(theirs)
+    # every property the reference declares is classed, and no class names one it lacks
+    assert set(reference) == set(ours) | set(theirs) | PROTOCOL_KEYS
+    for key, (treatment, default) in ours.items():
+        expected = reference[key]["default"]
+        # a flag Delta Lake leaves unset is off: Silt accepts `false` for it (a table that turned UniForm off says so)
+        assert default == expected or (expected is None and default in (None, "false")), key
+    for key, default in theirs.items():
+        expected = reference[key]["default"]
+        assert default == expected or (expected is None and default == "(unset)"), key
+
+
+def test_a_property_silt_does_not_implement_is_accepted_at_delta_lakes_default_only(spark, tmp_path):
+    path = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE delta.`{path}` (id INT) USING delta TBLPROPERTIES "
+              "('delta.randomizeFilePrefixes' = 'false', 'delta.checkpointRetentionDuration' = '2 days', "
+              "'delta.sampleRetentionDuration' = 'interval 3 days')")
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (1)")
+    before = commits(path)
+    message = raises_silt(UnsupportedOptionException, lambda: spark.sql(
+        f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.randomizeFilePrefixes' = 'true')"))
+    assert "delta.randomizeFilePrefixes = 'true'" in message and "Delta Lake's default ('false')" in message
+    message = raises_silt(UnsupportedOptionException, lambda: spark.range(1).write.format("delta").mode("append")
+                          .option("delta.universalFormat.enabledFormats", "iceberg").save(str(tmp_path / "u")))
+    assert "delta.universalFormat.enabledFormats" in message
+    assert commits(path) == before
+    assert spark.read.format("delta").load(path).count() == 1
+
+
+def test_a_misspelt_table_property_is_refused_naming_the_closest(spark, tmp_path):
+    path = str(tmp_path / "t")
+    with pytest.raises(Exception) as info:
+        spark.sql(f"CREATE TABLE delta.`{path}` (id INT) USING delta TBLPROPERTIES ('delta.enableDeletionVector' = 'true')")
+    error = translate(info.value)
+    assert isinstance(error, UnsupportedOptionException) and error.getCondition() == "DELTA_UNKNOWN_CONFIGURATION"
+    assert "the closest is delta.enableDeletionVectors" in str(error)
+    assert not os.path.exists(os.path.join(path, "_delta_log"))
+
+
+def test_a_table_another_engine_gave_an_unimplemented_property_is_refused_where_it_matters(spark, tmp_path):
+    """A table whose log says `delta.randomizeFilePrefixes = true` (as an engine implementing it writes): reads
+    work, writes are refused naming it (Silt would not randomize), and UNSET lets Silt write again."""
+    path = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE delta.`{path}` (id INT) USING delta")
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (1), (2)")
+    log = os.path.join(path, "_delta_log")
+    first = [json.loads(l) for l in open(os.path.join(log, "00000000000000000000.json"))]
+    metadata = next(a for a in first if "metaData" in a)
+    metadata["metaData"]["configuration"]["delta.randomizeFilePrefixes"] = "true"
+    with open(os.path.join(log, "00000000000000000002.json"), "w") as f:
+        f.write(json.dumps({"commitInfo": {"timestamp": 1, "operation": "SET TBLPROPERTIES"}}) + "\n")
+        f.write(json.dumps(metadata) + "\n")
+    assert sorted(r.id for r in spark.read.format("delta").load(path).collect()) == [1, 2]
+    for statement in (f"INSERT INTO delta.`{path}` VALUES (3)", f"DELETE FROM delta.`{path}` WHERE id = 1",
+                      f"OPTIMIZE delta.`{path}`"):
+        message = raises_silt(UnsupportedOptionException, lambda: spark.sql(statement).collect())
+        assert "delta.randomizeFilePrefixes = 'true'" in message and "UNSET TBLPROPERTIES" in message
+    assert len(commits(path)) == 3
+    spark.sql(f"ALTER TABLE delta.`{path}` UNSET TBLPROPERTIES ('delta.randomizeFilePrefixes')")
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES (3)")
+    assert sorted(r.id for r in spark.read.format("delta").load(path).collect()) == [1, 2, 3]
+
+
+def test_a_bad_value_of_an_honoured_property_names_it_and_what_it_must_be(spark, tmp_path):
+    path = str(tmp_path / "t")
+    message = raises_silt(InvalidTableOperationException, lambda: spark.sql(
+        f"CREATE TABLE delta.`{path}` (id INT) USING delta TBLPROPERTIES ('delta.checkpointInterval' = '0')"))
+    assert "delta.checkpointInterval must be a positive integer, not '0'" in message
+    message = raises_silt(InvalidTableOperationException, lambda: spark.sql(
+        f"CREATE TABLE delta.`{path}` (id INT) USING delta TBLPROPERTIES ('delta.logRetentionDuration' = 'soon')"))
+    assert "delta.logRetentionDuration must be a duration such as 'interval 30 days', not 'soon'" in message
