@@ -202,7 +202,8 @@ def op_table_properties(spark, canon, op):
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     module_class = jvm.java.lang.Class.forName("org.apache.spark.sql.delta.DeltaConfigs$", True, loader)
     configs = module_class.getField("MODULE$").get(None)
-    accessor = next(m for m in module_class.getDeclaredMethods() if m.getName() == "entries"
+    # `entries` (Delta Lake 4), or its name-mangled accessor (Delta Lake 3)
+    accessor = next(m for m in module_class.getDeclaredMethods() if m.getName().endswith("entries")
                     and m.getParameterCount() == 0)
     accessor.setAccessible(True)
     entries = accessor.invoke(configs, spark.sparkContext._gateway.new_array(jvm.java.lang.Object, 0))
