@@ -117,3 +117,21 @@ def test_a_bad_value_of_an_honoured_property_names_it_and_what_it_must_be(spark,
     message = raises_silt(InvalidTableOperationException, lambda: spark.sql(
         f"CREATE TABLE delta.`{path}` (id INT) USING delta TBLPROPERTIES ('delta.logRetentionDuration' = 'soon')"))
     assert "delta.logRetentionDuration must be a duration such as 'interval 30 days', not 'soon'" in message
+
+
+def test_an_idempotent_writes_version_expires_after_the_tables_retention(spark, tmp_path):
+    """delta.setTransactionRetentionDuration: an application's recorded version older than it no longer skips
+    a write of that version (0 seconds: every recorded one has expired)."""
+    path = str(tmp_path / "t")
+    def write():
+        spark.range(1).write.format("delta").mode("append").option("txnAppId", "app").option("txnVersion", "5") \
+            .save(path)
+    write()
+    write()  # the same version: skipped
+    assert spark.read.format("delta").load(path).count() == 1
+    spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.setTransactionRetentionDuration' = '0 seconds')")
+    write()  # the version recorded has expired: the write runs
+    assert spark.read.format("delta").load(path).count() == 2
+    spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.setTransactionRetentionDuration' = '30 days')")
+    write()
+    assert spark.read.format("delta").load(path).count() == 2

@@ -97,6 +97,9 @@ object TableProperties {
   val RequireCheckpointProtectionBeforeVersion: TableProperty[Long] = long(
     "delta.requireCheckpointProtectionBeforeVersion", 0L, "a version (an integer >= 0)",
     "the log before this version stays (kept by Silt: DROP FEATURE sets it, for checkpointProtection)").kept
+  val SetTransactionRetentionDuration: TableProperty[Option[Long]] = optionalDuration(
+    "delta.setTransactionRetentionDuration", "how long an idempotent write's application id (txn) counts: an " +
+      "older one is expired, and a write with its version runs again (unset: always counts)")
   val OptimizeWrite: TableProperty[Option[Boolean]] = optionalFlag("delta.autoOptimize.optimizeWrite",
     "writes gather their rows into fewer, larger files (unset: the session decides)")
   val AutoCompact: TableProperty[Option[Boolean]] = optionalFlag("delta.autoOptimize.autoCompact",
@@ -108,7 +111,8 @@ object TableProperties {
     DataSkippingNumIndexedCols, DataSkippingStatsColumns, WriteStatsAsStruct, AppendOnly, IsolationLevelProperty,
     ColumnMappingModeProperty, ColumnMappingMaxColumnId, EnableChangeDataFeed, SymlinkManifest, EnableTypeWidening,
     EnableInCommitTimestamps, InCommitTimestampEnablementVersion, InCommitTimestampEnablementTimestamp,
-    EnableRowTracking, RowTrackingSuspended, RequireCheckpointProtectionBeforeVersion, OptimizeWrite, AutoCompact)
+    EnableRowTracking, RowTrackingSuspended, RequireCheckpointProtectionBeforeVersion, SetTransactionRetentionDuration,
+    OptimizeWrite, AutoCompact)
 
   /** What a statement may set (besides the protocol's keys): the keys of [[all]] not kept by Silt. */
   val Honoured: Seq[String] = all.filterNot(_.keptBySilt).map(_.key)
@@ -243,4 +247,6 @@ final case class TableProperties(configuration: Map[String, String]) {
   def logRetentionMs: Long = LogRetentionDuration.of(configuration)
   def deletedFileRetentionMs: Long = DeletedFileRetentionDuration.of(configuration)
   def truncateHistoryRetentionMs: Long = TruncateHistoryRetentionDuration.of(configuration)
+  /** How long an application's idempotent-write version counts; None: always. */
+  def setTransactionRetentionMs: Option[Long] = SetTransactionRetentionDuration.of(configuration)
 }

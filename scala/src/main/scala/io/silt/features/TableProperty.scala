@@ -61,6 +61,11 @@ object TableProperty {
     TableProperty[Long](key, default, "a duration such as 'interval 30 days'", doc)(
       durationMs(default).get, durationMs)
 
+  /** A duration that only some tables set (unset: without limit). */
+  def optionalDuration(key: String, doc: String): TableProperty[Option[Long]] =
+    TableProperty[Option[Long]](key, "(unset)", "a duration such as 'interval 30 days'", doc)(None,
+      v => durationMs(v).filter(_ >= 0).map(Some(_)))
+
   def durationMs(text: String): Option[Long] = {
     val withPrefix = if (text.trim.toLowerCase.startsWith("interval")) text.trim else s"interval ${text.trim}"
     Option(IntervalUtils.safeStringToInterval(UTF8String.fromString(withPrefix))).map { i =>
