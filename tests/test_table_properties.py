@@ -119,19 +119,33 @@ def test_a_bad_value_of_an_honoured_property_names_it_and_what_it_must_be(spark,
     assert "delta.logRetentionDuration must be a duration such as 'interval 30 days', not 'soon'" in message
 
 
+# An application writes version 5 twice (the second skipped), then again once its table's retention of
+# application versions is 0 seconds (expired: it runs), then once more with 30 days: the rows after each.
+EXPIRY = """
+def write():
+    spark.range(1).write.format("delta").mode("append").option("txnAppId", "app").option("txnVersion", "5").save(path)
+counts = []
+for retention in (None, None, "0 seconds", "30 days"):
+    if retention:
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.setTransactionRetentionDuration' = '{retention}')")
+    write()
+    counts.append(spark.read.format("delta").load(path).count())
+result = counts
+"""
+
+
 def test_an_idempotent_writes_version_expires_after_the_tables_retention(spark, tmp_path):
     """delta.setTransactionRetentionDuration: an application's recorded version older than it no longer skips
-    a write of that version (0 seconds: every recorded one has expired)."""
-    path = str(tmp_path / "t")
-    def write():
-        spark.range(1).write.format("delta").mode("append").option("txnAppId", "app").option("txnVersion", "5") \
-            .save(path)
-    write()
-    write()  # the same version: skipped
-    assert spark.read.format("delta").load(path).count() == 1
-    spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.setTransactionRetentionDuration' = '0 seconds')")
-    write()  # the version recorded has expired: the write runs
-    assert spark.read.format("delta").load(path).count() == 2
-    spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.setTransactionRetentionDuration' = '30 days')")
-    write()
-    assert spark.read.format("delta").load(path).count() == 2
+    a write of that version."""
+    scope = {"spark": spark, "path": str(tmp_path / "t")}
+    exec(EXPIRY, scope)
+    assert scope["result"] == [1, 1, 2, 2]
+
+
+@pytest.mark.full  # second tier: the reference's process
+@pytest.mark.reference
+def test_the_reference_expires_the_same_versions(tmp_path):
+    from test_interop import run_reference
+    [res] = run_reference([{"op": "api", "code": f"path = {str(tmp_path / 't')!r}\n" + EXPIRY}])
+    assert res["ok"], res.get("error")
+    assert res["result"] == repr([1, 1, 2, 2])
