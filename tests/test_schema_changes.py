@@ -231,6 +231,62 @@ def test_the_auto_merge_setting_evolves_merges_and_writes(spark, tmp_path):
     assert spark.read.format("silt").load(p).columns == ["id", "v", "extra", "more"]
 
 
+# INSERTs with more columns than the table, under auto-merge (by position, BY NAME, a column list, an overwrite):
+# each statement's outcome, then the rows and columns; run by Silt and by the reference.
+INSERT_EVOLUTION = """
+out = []
+spark.conf.set("spark.databricks.delta.schema.autoMerge.enabled", "true")
+spark.sql(f"CREATE TABLE delta.`{path}` (id INT, v STRING) USING delta")
+for statement in [f"INSERT INTO delta.`{path}` VALUES (1, 'a', 2)",
+                  f"INSERT INTO delta.`{path}` SELECT 2 AS id, 'b' AS v, 3 AS extra",
+                  f"INSERT INTO delta.`{path}` (id, v, extra2) VALUES (3, 'c', 4)",
+                  f"INSERT INTO delta.`{path}` BY NAME SELECT 5 AS extra3, 4 AS id",
+                  f"INSERT OVERWRITE delta.`{path}` SELECT 9, 'z', 1, 2, 'w' AS last"]:
+    try:
+        spark.sql(statement)
+        out.append("ok")
+    except Exception as e:
+        out.append(type(e).__name__)
+out.append(sorted(map(str, spark.read.format("delta").load(path).collect())))
+out.append(spark.read.format("delta").load(path).columns)
+spark.conf.unset("spark.databricks.delta.schema.autoMerge.enabled")
+result = out
+"""
+INSERT_EVOLVED = ["ok", "ok", "AnalysisException", "ok", "ok", ["Row(id=9, v='z', col3=1, extra3=2, last='w')"],
+                  ["id", "v", "col3", "extra3", "last"]]
+
+
+def test_an_insert_adds_the_querys_new_columns_under_auto_merge(spark, tmp_path):
+    """As Delta Lake: by position the columns past the table's (under the query's names, col3 for VALUES), BY NAME
+    those the table lacks; each added in the commit of the rows. Without auto-merge, refused and nothing committed."""
+    p = str(tmp_path / "t")
+    scope = {"spark": spark, "path": p}
+    exec(INSERT_EVOLUTION, scope)
+    assert scope["result"] == INSERT_EVOLVED
+    assert log_versions(p) == [0, 1, 2, 3, 4]
+    with pytest.raises(Exception, match="too many data columns"):
+        spark.sql(f"INSERT INTO delta.`{p}` VALUES (1, 'a', 2, 3, 'x', 'more')")
+    assert log_versions(p) == [0, 1, 2, 3, 4]
+    # a catalog table's entry follows (it holds columns only if the table was replaced: not this one)
+    spark.sql("CREATE TABLE evolving_insert (id INT) USING delta")
+    spark.conf.set("spark.databricks.delta.schema.autoMerge.enabled", "true")
+    try:
+        spark.sql("INSERT INTO evolving_insert SELECT 1, 'one' AS name")
+    finally:
+        spark.conf.unset("spark.databricks.delta.schema.autoMerge.enabled")
+    assert [tuple(r) for r in spark.table("evolving_insert").collect()] == [(1, "one")]
+    spark.sql("DROP TABLE evolving_insert")
+
+
+@pytest.mark.full  # second tier: the reference's process
+@pytest.mark.reference
+def test_the_reference_adds_the_same_columns_to_an_insert(tmp_path):
+    from test_interop import run_reference
+    [res] = run_reference([{"op": "api", "code": f"path = {str(tmp_path / 't')!r}\n" + INSERT_EVOLUTION}])
+    assert res["ok"], res.get("error")
+    assert res["result"] == repr(INSERT_EVOLVED)
+
+
 def test_set_not_null_checks_the_rows_first(spark, tmp_path):
     p = str(tmp_path / "t")
     spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT, s STRUCT<a: INT>, v STRING) USING silt "

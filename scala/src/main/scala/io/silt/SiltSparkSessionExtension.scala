@@ -1,6 +1,6 @@
 package io.silt
 
-import io.silt.catalog.{ResolveDynamicOverwrite, ResolveInsertColumns, ResolveSiltRelations}
+import io.silt.catalog.{ResolveDynamicOverwrite, ResolveInsertColumns, ResolveInsertSchemaEvolution, ResolveSiltRelations}
 import io.silt.config.SiltVersion
 import io.silt.dml.ResolveDml
 import io.silt.expressions.SiltFunctions
@@ -20,6 +20,7 @@ class SiltSparkSessionExtension extends (SparkSessionExtensions => Unit) {
     ext.injectParser((spark, delegate) => new SiltSqlParser(delegate, Some(spark)))
     ext.injectResolutionRule(spark => new ResolveSiltRelations(spark))
     ext.injectResolutionRule(spark => new ResolveInsertColumns(spark))
+    ext.injectResolutionRule(spark => new ResolveInsertSchemaEvolution(spark))
     ext.injectResolutionRule(_ => ResolveDml)
     ext.injectResolutionRule(_ => ResolveDynamicOverwrite)
     ext.injectResolutionRule(_ => ResolveShowPartitions)

@@ -19,18 +19,21 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 import org.apache.spark.sql.silt.TableWithV1Fallback
 import io.silt.shims.SchemaEvolvingTable
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StructField, StructType}
 
 /**
  * A Silt table as Spark's catalog API sees it. Reads are turned into a file scan by
  * [[ResolveSiltRelations]]; writes go through Spark's V1 write fallback into [[io.silt.write.TableWriter]].
+ * `newColumns`: the columns an INSERT under schema auto-merge adds ([[ResolveInsertSchemaEvolution]]), which
+ * its write commits with its rows.
  */
 final case class SiltTableV2(
     spark: SparkSession,
     path: Path,
     catalogTable: Option[CatalogTable] = None,
     timeTravel: TimeTravel = TimeTravel.Latest,
-    tableName: Option[String] = None) extends TableWithV1Fallback with SupportsWrite with TruncatableTable
+    tableName: Option[String] = None,
+    newColumns: Seq[StructField] = Nil) extends TableWithV1Fallback with SupportsWrite with TruncatableTable
     with SchemaEvolvingTable {
 
   lazy val log: TableLog = TableLog.forPath(spark, path.toString)
@@ -41,9 +44,11 @@ final case class SiltTableV2(
 
   // Nullable to Spark: its own not-null assertion on INSERT and UPDATE fails without naming the
   // column, while Silt checks NOT NULL columns on every write itself (write.Constraints), naming it.
-  override def schema(): StructType = SchemaEvolution.asNullable(ColumnMapping.logicalSchema(snapshot.metadata.schema))
+  override def schema(): StructType =
+    StructType(SchemaEvolution.asNullable(ColumnMapping.logicalSchema(snapshot.metadata.schema)).fields ++ newColumns)
 
-  override def columns(): Array[Column] = ColumnDefaults.v2Columns(snapshot.metadata.schema, super.columns())
+  override def columns(): Array[Column] =
+    ColumnDefaults.v2Columns(StructType(snapshot.metadata.schema.fields ++ newColumns), super.columns())
 
   override def partitioning(): Array[Transform] =
     snapshot.metadata.partitionColumns.map(c => Expressions.identity(c): Transform).toArray
