@@ -23,7 +23,9 @@ def build(folder, engine="silt", app="hive"):
         from reference_delta import DELTA_PACKAGE
         builder = (builder.config("spark.jars.packages", DELTA_PACKAGE)
                    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-                   .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+                   .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                   # Delta Lake's state in 2 partitions, not 50, on 2 cores (as its own test harness sets it)
+                   .config("spark.databricks.delta.snapshotPartitions", "2"))
     else:
         import silt
         builder = silt.configure(builder)
