@@ -256,6 +256,7 @@ INSERT_EVOLVED = ["ok", "ok", "AnalysisException", "ok", "ok", ["Row(id=9, v='z'
                   ["id", "v", "col3", "extra3", "last"]]
 
 
+@needs_spark_4("INSERT … BY NAME into a Silt table (Spark 3.5 refuses it)")
 def test_an_insert_adds_the_querys_new_columns_under_auto_merge(spark, tmp_path):
     """As Delta Lake: by position the columns past the table's (under the query's names, col3 for VALUES), BY NAME
     those the table lacks; each added in the commit of the rows. Without auto-merge, refused and nothing committed."""
