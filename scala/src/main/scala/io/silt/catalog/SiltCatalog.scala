@@ -3,7 +3,6 @@ package io.silt.catalog
 import java.util
 
 import scala.jdk.CollectionConverters._
-import scala.util.control.NonFatal
 
 import io.silt.dml.ReplaceMatchingRows
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}

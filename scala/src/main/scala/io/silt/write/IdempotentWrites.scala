@@ -10,7 +10,8 @@ import org.apache.spark.sql.SparkSession
 /**
  * Idempotent writes (txnAppId / txnVersion), the one place that decides them for every write,
  * replace and DML statement: a version not above the one the table recorded for its application
- * (unless that expired: `delta.setTransactionRetentionDuration`) skips the operation; otherwise the transaction commits a `txn` action with whatever it commits.
+ * (unless that expired: `delta.setTransactionRetentionDuration`) skips the operation; otherwise the
+ * transaction commits a `txn` action with whatever it commits.
  * The session's txnVersion names one operation, so it is cleared once that ran or was skipped
  * (a failed operation keeps it, so that its retry is still recognised); set under Delta Lake's
  * name it is kept, as Delta Lake keeps it, unless txnVersion.autoReset.enabled is set.
