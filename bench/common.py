@@ -148,17 +148,20 @@ def table_lines(rows):
 
 
 def environment():
-    """What a result was measured with: when, git commit, the Silt jar, Spark, the machine."""
+    """What a result was measured with: when, git commit, the Silt jar the run loads (silt.jar_path), Spark, the machine."""
     import pyspark
     try:
         commit = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = ""
-    jars = sorted((REPO_ROOT / "python" / "silt" / "jars").glob("silt-spark_*.jar"))
-    jar = {"name": jars[-1].name, "sha256_12": hashlib.sha256(jars[-1].read_bytes()).hexdigest()[:12],
-           "mtime": dt.datetime.fromtimestamp(jars[-1].stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
-           } if jars else None
+    import silt
+    try:
+        path = silt.jar_path()  # the jar silt.configure adds for this pyspark, not the newest in the folder
+        jar = {"name": path.name, "sha256_12": hashlib.sha256(path.read_bytes()).hexdigest()[:12],
+               "mtime": dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")}
+    except silt.UnsupportedSparkVersionException:
+        jar = None  # no jar for this Spark: no Silt session can have started
     return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "git_commit": commit, "silt_jar": jar, "spark": pyspark.__version__, "master": MASTER,
             "cpus": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine()}
