@@ -1,0 +1,266 @@
+"""How each block of bench/figures.py reads its result files: markdown from the JSON, nothing typed by hand.
+
+Every number here comes from a result file; the fixed words describe the workload as the
+benchmark's code fixes it (bench/README.md), never a measured value.
+"""
+import re
+import textwrap
+
+WIDTH = 100  # the pages' line length
+GLUE = "\x00"  # holds a number to its unit while wrapping
+
+
+def para(text):
+    """A paragraph wrapped to the pages' width; a number stays on the line of its unit."""
+    text = re.sub(r"(\d) (?=(?:s|MiB|GiB|M|k|rows|files|CPUs)\b)", r"\1" + GLUE, " ".join(text.split()))
+    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False).replace(GLUE, " ")
+
+
+def secs(x):
+    """Seconds as the pages write them: 0.41 s, 15.1 s, 156 s."""
+    return f"{x:.2f} s" if x < 10 else f"{x:.1f} s" if x < 100 else f"{x:.0f} s"
+
+
+def count(n):
+    """A size as the pages write it: 10 k, 5 M, 1,500."""
+    for unit, name in ((1_000_000, "M"), (1_000, "k")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit:,} {name}"
+    return f"{n:,}"
+
+
+def speedup(reference, silt):
+    """Reference seconds over Silt's, said both ways: 4.20x, 1.00x (even), 0.95x (slower)."""
+    x = reference / silt
+    shown = f"{x:.2f}x"
+    return shown if shown != "1.00x" and x > 1 else f"{shown} (even)" if shown == "1.00x" else f"{shown} (slower)"
+
+
+def frac(x):
+    """A share of files read: 0.140."""
+    return f"{x:.3f}"
+
+
+def pct(x):
+    """A share as a percentage: 73%."""
+    return f"{100 * x:.0f}%"
+
+
+def table(header, rows):
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def reference_name(package):
+    """io.delta:delta-spark_2.13:4.4.0 -> Delta Lake 4.4.0."""
+    return f"Delta Lake {package.rsplit(':', 1)[-1]}"
+
+
+# ---- peers ----------------------------------------------------------------------------------
+
+# What each operation of bench/peers.py does (its docstring), in the table and in a list; a new
+# operation needs a line here.
+PEER_OPERATIONS = {
+    "write": ("write (`df.write`)", "write"),
+    "scan": ("full scan (count and sum of every file)", "full scan"),
+    "point": ("point query (`id = <key>`: one file of {files} holds it)", "point query"),
+    "delete_dv": ("DELETE with deletion vectors (0.1% of the rows, in every file)", "DELETE with DVs"),
+    "update_dv": ("UPDATE with deletion vectors (the same rows)", "UPDATE with DVs"),
+    "delete_cow": ("DELETE copy-on-write (the same rows)", "DELETE copy-on-write"),
+    "merge_dv": ("MERGE of 1% upserts, with deletion vectors", "MERGE with DVs"),
+    "merge_cow": ("MERGE of 1% upserts, copy-on-write", "MERGE copy-on-write"),
+    "optimize": ("OPTIMIZE (compaction) of {small_files} small files", "OPTIMIZE"),
+}
+
+
+def peers(r):
+    """Every operation peers.json measured: medians per engine, speed-up, plain Spark's floor."""
+    ref = reference_name(r["reference"]["package"])
+    missing = [op for op in r["operations"] if op not in PEER_OPERATIONS]
+    if missing:
+        raise KeyError(f"peers.json measured {missing}: describe them in PEER_OPERATIONS (bench/figures_render.py)")
+    rows, ups = [], {}
+    floors = r.get("floor_median_seconds", {})
+    for op in r["operations"]:
+        m = r["median_seconds"][op]
+        ups[op] = m["delta"] / m["silt"]
+        label = PEER_OPERATIONS[op][0].format(files=r["files"], small_files=r.get("small_files", "the"))
+        rows.append([label, secs(m["silt"]), secs(m["delta"]), speedup(m["delta"], m["silt"]),
+                     secs(floors[op]) if op in floors else "-"])
+    master = r.get("environment", {}).get("master", "local[2]")
+    out = [para(f"Measured side by side against the reference {ref} on {count(r['rows'])} rows in {r['files']} "
+                f"files, each engine in its own JVM (`{master}`, driver memory 4g), alternating which goes "
+                f"first; median of {r['reps']} runs per engine, each after {r['warmups']} warm-up pass{'' if r['warmups'] == 1 else 'es'} ([bench/README.md](bench/README.md)):"),
+           table([f"operation ({count(r['rows'])} rows, {r['files']} files)", "Silt", ref,
+                  "Silt's speed-up", "plain Spark, same physical work"], rows)]
+    label = {op: PEER_OPERATIONS[op][1] for op in ups}
+    faster = [op for op in ups if ups[op] >= 1.005]
+    slower = [op for op in ups if ups[op] < 0.995]
+    lo, hi = min(ups, key=ups.get), max(ups, key=ups.get)
+    summary = (f"Silt was faster on {'every one' if len(faster) == len(ups) else f'{len(faster)}'} of the "
+               f"{len(ups)} operations, from {ups[lo]:.2f}x ({label[lo]}) to {ups[hi]:.2f}x ({label[hi]})")
+    if slower:
+        summary += "; slower on " + ", ".join(f"{label[op]} ({ups[op]:.2f}x)" for op in slower)
+    close = [op for op in ups if op not in slower and ups[op] < 1.5]
+    if close:
+        summary += ("; close on " + ", ".join(f"{label[op]} ({ups[op]:.2f}x)" for op in close)
+                    + ": operations made mostly of reading and writing Parquet files (the last column: plain "
+                    "Spark doing the same physical work alone, where measured)")
+    differ = [op for op, ok in r["answers_agree"].items() if not ok]
+    summary += (". Both engines gave the same answers for every operation." if not differ
+                else f". The engines' answers differed for {', '.join(differ)}.")
+    busy = r.get("busy_machine_runs") or []
+    if busy:
+        summary += f" {len(busy)} runs had other processes using the machine (bench/README.md: their seconds are not comparable)."
+    out.append(para(summary))
+    return "\n\n".join(out)
+
+
+# ---- concurrent DML -------------------------------------------------------------------------
+
+def concurrent_dml(r):
+    """Four writers on one table: statements committed a minute and failed attempts, Silt and the reference."""
+    row, off, ref = r["runs"]["row_level"], r["runs"]["file_level"], r["runs"]["reference"]
+    kinds = {}
+    for w in row["per_writer"]:
+        kind = w.split("-")[0].upper()
+        kinds[kind] = kinds.get(kind, 0) + 1
+    writers = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+
+    def attempts(run):
+        return run["committed"] + run["failed_attempts"]
+    top = max(off["per_writer"], key=lambda w: off["per_writer"][w]["committed"])
+    text = (f"On one {count(r['rows'])}-row table with deletion vectors, {len(row['per_writer'])} writers "
+            f"({writers}) on disjoint key ranges for {r['seconds']:.0f} s: Silt commits "
+            f"{row['commits_per_minute']:.1f} statements a minute with {row['failed_attempts']} failed attempts "
+            f"of {attempts(row)}; the reference Delta Lake commits {ref['commits_per_minute']:.1f} a minute and "
+            f"fails {pct(ref['failed_share'])} of its {attempts(ref)} attempts "
+            f"({row['commits_per_minute'] / ref['commits_per_minute']:.1f}x the commits). Silt without row-level "
+            f"concurrency commits {off['commits_per_minute']:.1f} a minute, "
+            f"{off['per_writer'][top]['committed']} of its {off['committed']} by the {top.upper()} writer, and "
+            f"fails {pct(off['failed_share'])} of its attempts. "
+            f"The table matched a model of the committed statements in "
+            f"{'every run' if r['all_models_hold'] else 'not every run'}.")
+    return para(text)
+
+
+# ---- clustering -----------------------------------------------------------------------------
+
+SILT_CLUSTERING, REFERENCE_CLUSTERING = "cluster by (x, y)", "reference cluster by (x, y)"
+
+
+def rewritten(r, variant):
+    """Bytes a variant rewrote over its rounds, as a multiple of the input."""
+    return r["variants"][variant]["total_bytes_rewritten"] / r["input_bytes"]
+
+
+def clustering_summary(r):
+    """The README's sentence: first OPTIMIZE, the layout it leaves, bytes rewritten over the rounds."""
+    s, ref = r["variants"][SILT_CLUSTERING], r["variants"][REFERENCE_CLUSTERING]
+    text = (f"Liquid clustering, on {count(r['rows'])} rows in {r['files']} files: the first OPTIMIZE takes "
+            f"{secs(s['first_optimize_seconds'])} against the reference's {secs(ref['first_optimize_seconds'])} "
+            f"and leaves a 1% range on x / y reading {frac(s['first_layout']['range_x'])} / "
+            f"{frac(s['first_layout']['range_y'])} of the files against {frac(ref['first_layout']['range_x'])} / "
+            f"{frac(ref['first_layout']['range_y'])}. Over {len(s['rounds'])} rounds of 10% appends, each followed "
+            f"by OPTIMIZE, Silt rewrites {rewritten(r, SILT_CLUSTERING):.2f}x the input against "
+            f"{rewritten(r, REFERENCE_CLUSTERING):.2f}x ([Liquid clustering](docs/clustering.md)).")
+    return para(text)
+
+
+def clustering_table(r):
+    """Silt's clustering against the reference's and ZORDER BY: first OPTIMIZE, layout, rounds."""
+    names = [(SILT_CLUSTERING, "Silt"), (REFERENCE_CLUSTERING, "reference"), ("zorder", "Silt ZORDER BY each round")]
+    v = {k: r["variants"][k] for k, _ in names}
+
+    def layout(x):
+        return f"{frac(x['range_x'])} / {frac(x['range_y'])} / {frac(x['box_xy'])}"
+
+    def worst(x):
+        return frac(max(x["worst_layout_in_rounds"]["range_x"], x["worst_layout_in_rounds"]["range_y"]))
+    rounds = len(v[SILT_CLUSTERING]["rounds"])
+    rows = [["first OPTIMIZE"] + [secs(v[k]["first_optimize_seconds"]) for k, _ in names],
+            ["share of files a 1% range on x / y reads, and a 1% box"] + [layout(v[k]["first_layout"]) for k, _ in names],
+            [f"{rounds} rounds of 10% appends, each followed by OPTIMIZE: bytes rewritten"]
+            + [f"{rewritten(r, k):.2f}x the input" for k, _ in names],
+            ["a round's OPTIMIZE, median"] + [secs(r["median_round_seconds"][k]) for k, _ in names],
+            ["worst range over those rounds"] + [worst(v[k]) for k, _ in names]]
+    intro = para(f"Measured against the reference Delta Lake's clustering and against ZORDER BY, on "
+                 f"{count(r['rows'])} rows in {r['files']} files (`bench/README.md` in the repository):")
+    return intro + "\n\n" + table([""] + [n for _, n in names], rows)
+
+
+# ---- ZORDER layout --------------------------------------------------------------------------
+
+LAYOUTS = (("silt_zorder_xy", "Silt `ZORDER BY (x, y)`"), ("reference_zorder", "the reference Delta Lake's ZORDER BY"),
+           ("deltars_zorder", "delta-rs `z_order`"), ("linear_xy", "a linear sort on (x, y)"),
+           ("ideal_grid_8x8", "an exact 8 x 8 grid (the ideal)"))
+
+
+def zorder_layout(r):
+    """The share of files a 1% range and box read after each engine's ZORDER BY (x, y), from the statistics."""
+    got = r["layout_files_scanned"]
+    rows = [[name + ("" if got[k]["files"] == r["files"] else f" ({got[k]['files']} files)"),
+             frac(got[k]["range_x"]), frac(got[k]["range_y"]), frac(got[k]["box_xy"])]
+            for k, name in LAYOUTS if k in got]
+    intro = para(f"Measured on {count(r['rows'])} rows in {r['files']} files (`bench/README.md` in the "
+                 f"repository): the share of files a query must read, from the files' statistics, over "
+                 f"{r['queries_per_kind']} queries of each kind:")
+    return intro + "\n\n" + table(["layout", "1% range on x", "1% range on y", "1% box on (x, y)"], rows)
+
+
+# ---- log scale ------------------------------------------------------------------------------
+
+def log_scale(r, delete_run):
+    """The 10 M-file partitioned table with a small driver: Silt's steps and the reference's first plan."""
+    def largest(result):
+        return max((s for s in result["sizes"] if s.get("shape", "partitioned") == "partitioned"),
+                   key=lambda s: s["files"])
+    size = largest(r)
+    own, foreign, ref = size["silt_checkpoint"], size["foreign_checkpoint"], size.get("reference") or {}
+    heaps = [m[k]["value"] for m in (own, foreign) for k in m if k.startswith("heap") and "value" in m[k]]
+    driver = re.sub(r"^(\d+)([gm])$", lambda m: f"{m.group(1)} {m.group(2).upper()}iB", r["driver_memory"])
+    default = " (PySpark's default)" if r["driver_memory"] == "1g" else ""
+    text = (f"Measured with a {driver} driver{default} on a synthetic table of {count(size['files'])} files in "
+            f"{r['partitions']:,} partitions, in JVMs of their own (every open a fresh one): "
+            f"the open took {secs(own['open']['seconds'])}, a partition was planned in "
+            f"{secs(own['plan_partition_2']['seconds'])} (the second plan; the first took "
+            f"{secs(own['plan_partition_1']['seconds'])}), a row inserted in {secs(own['insert']['seconds'])}, "
+            f"DESCRIBE DETAIL in {secs(own['describe_detail']['seconds'])}, VACUUM DRY RUN in "
+            f"{secs(own['vacuum_dry_run']['seconds'])}, CHECKPOINT in {secs(foreign['checkpoint']['seconds'])}, "
+            f"the heap after each step at most {max(heaps):.0f} MiB.")
+    first = ref.get("plan_partition_1", {})
+    if "seconds" in first:
+        text += (f" The reference Delta Lake, given the same driver, took {secs(first['seconds'])} for its first "
+                 f"plan ({ref['heap_after_plans_mib']['value']:.0f} MiB of heap used after it)")
+        errors = [v["error"] for v in ref.values() if isinstance(v, dict) and "error" in v]
+        if any("SparkContext was shut down" in e for e in errors):
+            text += ", then its SparkContext shut down and every later step failed."
+        elif errors:
+            text += f", then {len(errors)} later steps failed."
+        else:
+            text += "."
+    later = largest(delete_run)["silt_checkpoint"]
+    if "delete_partition" in later:
+        d = later["delete_partition"]
+        text += (f" A later run of that table alone, whose writes include a DELETE of one partition: "
+                 f"{count(d['value'])} rows deleted in {secs(d['seconds'])}, heap after the writes "
+                 f"{later['heap_after_writes_mib']['value']:.0f} MiB.")
+    return para(text + " See `bench/README.md` (`log_scale`).")
+
+
+# ---- change data feed -----------------------------------------------------------------------
+
+def change_feed_merge(r):
+    """What recording the change data feed costs a MERGE, with and without deletion vectors."""
+    m = r["merge_change_feed"]
+
+    def one(variant, name):
+        v = m["variants"][variant]["median_seconds"]
+        return f"{name} {secs(v['cdf_on'])} against {secs(v['cdf_off'])} ({v['cdf_on'] / v['cdf_off']:.2f}x)"
+    text = (f"Recording the feed costs a MERGE one more write job. Measured on a MERGE into {count(m['rows'])} rows "
+            f"({100 * m['source_rows_updated_fraction']:g}% updated, {100 * m['source_rows_inserted_fraction']:g}% inserted), "
+            f"feed on against off, median of {len(next(iter(m['variants'].values()))['seconds']['true'])}: "
+            f"{one('deletionVectors=true', 'with deletion vectors')}, "
+            f"{one('deletionVectors=false', 'copy-on-write')} (`bench/README.md` in the repository).")
+    return para(text)
