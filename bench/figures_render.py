@@ -76,7 +76,7 @@ PEER_OPERATIONS = {
 
 def peers(r):
     """Every operation peers.json measured: medians per engine, speed-up, plain Spark's floor."""
-    ref = reference_name(r["reference"]["package"])
+    ref = reference_name(r["reference"]["package"]) if "reference" in r else "Delta Lake"
     missing = [op for op in r["operations"] if op not in PEER_OPERATIONS]
     if missing:
         raise KeyError(f"peers.json measured {missing}: describe them in PEER_OPERATIONS (bench/figures_render.py)")
@@ -89,9 +89,11 @@ def peers(r):
         rows.append([label, secs(m["silt"]), secs(m["delta"]), speedup(m["delta"], m["silt"]),
                      secs(floors[op]) if op in floors else "-"])
     master = r.get("environment", {}).get("master", "local[2]")
+    warmups = f"{r['warmups']} warm-up pass" + ("" if r["warmups"] == 1 else "es")
     out = [para(f"Measured side by side against the reference {ref} on {count(r['rows'])} rows in {r['files']} "
                 f"files, each engine in its own JVM (`{master}`, driver memory 4g), alternating which goes "
-                f"first; median of {r['reps']} runs per engine, each after {r['warmups']} warm-up pass{'' if r['warmups'] == 1 else 'es'} ([bench/README.md](bench/README.md)):"),
+                f"first; median of {r['reps']} runs per engine, each after {warmups} "
+                "([bench/README.md](bench/README.md)):"),
            table([f"operation ({count(r['rows'])} rows, {r['files']} files)", "Silt", ref,
                   "Silt's speed-up", "plain Spark, same physical work"], rows)]
     label = {op: PEER_OPERATIONS[op][1] for op in ups}
@@ -112,7 +114,8 @@ def peers(r):
                 else f". The engines' answers differed for {', '.join(differ)}.")
     busy = r.get("busy_machine_runs") or []
     if busy:
-        summary += f" {len(busy)} runs had other processes using the machine (bench/README.md: their seconds are not comparable)."
+        summary += (f" {len(busy)} runs had other processes using the machine (bench/README.md: their seconds "
+                    "are not comparable).")
     out.append(para(summary))
     return "\n\n".join(out)
 
@@ -180,7 +183,8 @@ def clustering_table(r):
         return frac(max(x["worst_layout_in_rounds"]["range_x"], x["worst_layout_in_rounds"]["range_y"]))
     rounds = len(v[SILT_CLUSTERING]["rounds"])
     rows = [["first OPTIMIZE"] + [secs(v[k]["first_optimize_seconds"]) for k, _ in names],
-            ["share of files a 1% range on x / y reads, and a 1% box"] + [layout(v[k]["first_layout"]) for k, _ in names],
+            ["share of files a 1% range on x / y reads, and a 1% box"]
+            + [layout(v[k]["first_layout"]) for k, _ in names],
             [f"{rounds} rounds of 10% appends, each followed by OPTIMIZE: bytes rewritten"]
             + [f"{rewritten(r, k):.2f}x the input" for k, _ in names],
             ["a round's OPTIMIZE, median"] + [secs(r["median_round_seconds"][k]) for k, _ in names],
@@ -259,7 +263,8 @@ def change_feed_merge(r):
         v = m["variants"][variant]["median_seconds"]
         return f"{name} {secs(v['cdf_on'])} against {secs(v['cdf_off'])} ({v['cdf_on'] / v['cdf_off']:.2f}x)"
     text = (f"Recording the feed costs a MERGE one more write job. Measured on a MERGE into {count(m['rows'])} rows "
-            f"({100 * m['source_rows_updated_fraction']:g}% updated, {100 * m['source_rows_inserted_fraction']:g}% inserted), "
+            f"({100 * m['source_rows_updated_fraction']:g}% updated, "
+            f"{100 * m['source_rows_inserted_fraction']:g}% inserted), "
             f"feed on against off, median of {len(next(iter(m['variants'].values()))['seconds']['true'])}: "
             f"{one('deletionVectors=true', 'with deletion vectors')}, "
             f"{one('deletionVectors=false', 'copy-on-write')} (`bench/README.md` in the repository).")

@@ -145,7 +145,8 @@ def test_each_block_names_the_run_of_each_of_its_result_files(figure):
     body = " ".join(figures.blocks_on(text).get(figure.name, "").split())
     for source in figure.sources:
         env = figures.environment_of(figures.load(source))
-        line = next((s for s in re.split(r"(?=From `bench/results/)", body) if s.startswith(f"From `bench/results/{source}`")), None)
+        lines = re.split(r"(?=From `bench/results/)", body)
+        line = next((s for s in lines if s.startswith(f"From `bench/results/{source}`")), None)
         assert line, f"{figure.page}: block {figure.name!r} has no source line for bench/results/{source}; {REGENERATE}"
         when, commit, jar = env.get("when"), env.get("git_commit"), env.get("silt_jar")
         assert (f"{when[:10]} {when[11:16]} UTC" if when else "date not recorded") in line, line
