@@ -139,7 +139,7 @@ def concurrent_dml(r):
             f"{row['commits_per_minute']:.1f} statements a minute with {row['failed_attempts']} failed attempts "
             f"of {attempts(row)}; the reference Delta Lake commits {ref['commits_per_minute']:.1f} a minute and "
             f"fails {pct(ref['failed_share'])} of its {attempts(ref)} attempts "
-            f"({row['commits_per_minute'] / ref['commits_per_minute']:.1f}x the commits). Silt without row-level "
+            f"({row['commits_per_minute'] / ref['commits_per_minute']:.1f}x the reference's rate). Silt without row-level "
             f"concurrency commits {off['commits_per_minute']:.1f} a minute, "
             f"{off['per_writer'][top]['committed']} of its {off['committed']} by the {top.upper()} writer, and "
             f"fails {pct(off['failed_share'])} of its attempts. "
