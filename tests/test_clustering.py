@@ -140,6 +140,31 @@ def test_replace_table_sets_or_clears_the_clustering(spark, tmp_path):
     assert domain(u, 1) == [["b"]] and detail(spark, u)["clusteringColumns"] == ["b"]
 
 
+def test_a_new_definition_keeps_the_clustering_only_while_it_can(spark, tmp_path):
+    """As delta-spark 4.4 does (checked by running it): an overwrite with overwriteSchema keeps the
+    clustering columns that are all still there, and leaves the table clustered by none when one is
+    gone or the table is now partitioned."""
+    def clustered(name):
+        t = str(tmp_path / name)
+        spark.sql(f"CREATE TABLE silt.`{t}` (id BIGINT, k STRING) USING silt CLUSTER BY (k)")
+        spark.sql(f"INSERT INTO silt.`{t}` VALUES (1, 'a')")
+        return t
+
+    def overwrite(t, select, **kw):
+        w = spark.range(3).selectExpr(*select).write.format("silt").mode("overwrite").option("overwriteSchema", "true")
+        (w.partitionBy(*kw["partitionBy"]) if "partitionBy" in kw else w).save(t)
+
+    kept = clustered("kept")
+    overwrite(kept, ["id", "CAST(id AS STRING) AS k", "id AS extra"])
+    assert detail(spark, kept)["clusteringColumns"] == ["k"]
+    gone = clustered("gone")
+    overwrite(gone, ["id", "CAST(id AS STRING) AS x"])
+    assert domain(gone, 2) == [] and detail(spark, gone)["clusteringColumns"] == []
+    partitioned = clustered("partitioned")
+    overwrite(partitioned, ["id", "CAST(id AS STRING) AS k"], partitionBy=["id"])
+    assert domain(partitioned, 2) == [] and detail(spark, partitioned)["partitionColumns"] == ["id"]
+
+
 @pytest.mark.smoke
 def test_optimize_clusters_what_is_new_and_nothing_twice(spark, tmp_path):
     t = str(tmp_path / "t")

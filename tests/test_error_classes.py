@@ -30,6 +30,13 @@ FAILURES = {
     "unknown_table_property": (
         "spark.sql(f\"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.enableDeletionVector' = 'true')\")",
         "UnsupportedOptionException"),
+    # the commit stands; its symlink manifests cannot be written (a file where their folder goes)
+    "post_commit_hook": (
+        "(spark.sql(f\"ALTER TABLE delta.`{path}` SET TBLPROPERTIES "
+        "('delta.compatibility.symlinkFormatManifest.enabled' = 'true')\"), "
+        "__import__('shutil').rmtree(path + '/_symlink_format_manifest'), "
+        "open(path + '/_symlink_format_manifest', 'w').close(), "
+        "spark.sql(f'INSERT INTO delta.`{path}` VALUES (7, 1)'))", "PostCommitHookFailedException"),
 }
 # Delta Lake raises some errors (constraint violations) as the raw JVM exception: its class is asked there.
 CATCH = ("\ntry:\n    {call}\n    result = None\nexcept Exception as e:\n"
@@ -44,6 +51,7 @@ EXPECTED = {
     "check_constraint": ("DELTA_VIOLATE_CONSTRAINT_WITH_VALUES", "23001"),
     "not_null": ("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", "23502"),
     "unknown_table_property": ("DELTA_UNKNOWN_CONFIGURATION", "F0000"),
+    "post_commit_hook": ("DELTA_POST_COMMIT_HOOK_FAILED", "2DKD0"),
 }
 
 

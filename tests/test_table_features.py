@@ -287,6 +287,33 @@ def test_turning_in_commit_timestamps_on_records_where_they_begin(spark, tmp_pat
     assert stamps[1] == datetime(2000, 1, 1, 0, 0, 0, 1000)  # its file time (made one ms after commit 0's)
 
 
+@pytest.mark.parametrize("damage,error_class", [("timestamp", "DELTA_MISSING_COMMIT_TIMESTAMP"),
+                                                 ("commit_info", "DELTA_MISSING_COMMIT_INFO")])
+def test_a_commit_without_its_in_commit_timestamp_is_an_error_not_a_file_time(spark, tmp_path, damage, error_class):
+    """As the reference does (checked by running it): history and timestamp time travel refuse a commit
+    made under in-commit timestamps that lacks its commitInfo or timestamp; reading the latest version,
+    which needs no time, works."""
+    p = str(tmp_path / damage)
+    spark.sql(f"CREATE TABLE silt.`{p}` (id INT) USING silt TBLPROPERTIES (delta.enableInCommitTimestamps = true)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (2)")
+    commit = Path(p) / "_delta_log" / f"{1:020d}.json"
+    lines = commit.read_text().splitlines()
+    if damage == "timestamp":
+        info = json.loads(lines[0])
+        del info["commitInfo"]["inCommitTimestamp"]
+        lines[0] = json.dumps(info)
+    else:
+        lines = lines[1:]
+    commit.write_text("\n".join(lines) + "\n")
+    spark._jvm.io.silt.log.TableLog.forget(spark._jsparkSession, p)
+    for statement in (lambda: spark.sql(f"DESCRIBE HISTORY silt.`{p}`").collect(),
+                      lambda: spark.read.format("silt").option("timestampAsOf", "2000-01-01").load(p).count()):
+        message = raises_silt(silt.CorruptLogException, statement)
+        assert error_class in message and f"{1:020d}.json" in message
+    assert spark.read.format("silt").load(p).count() == 2
+
+
 # ---------------------------------------------------------------- column defaults
 
 @pytest.mark.smoke  # on every Spark minor: the APIs these use differ between minors

@@ -151,6 +151,10 @@ class ManifestWithDeletionVectorsException(SiltException):
     """Symlink manifests cannot list files with deletion vectors: run REORG TABLE ... APPLY (PURGE) first."""
 
 
+class PostCommitHookFailedException(SiltException):
+    """The commit succeeded but a step after it failed (its symlink manifests, ...): the message names the version and what to run."""
+
+
 class FeatureInHistoryException(SiltException):
     """DROP FEATURE ... TRUNCATE HISTORY must wait: the history still holds the feature; run it again later."""
 
@@ -186,6 +190,7 @@ _BY_NAME = {
         ConvertToDeltaException,
         ManifestWithDeletionVectorsException,
         FeatureInHistoryException,
+        PostCommitHookFailedException,
     )
 }
 _TAG = re.compile(r"(?:\[([A-Z][A-Z0-9_.]*)\] )?\[(\w+Exception)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)

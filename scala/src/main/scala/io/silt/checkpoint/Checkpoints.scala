@@ -24,6 +24,13 @@ object Checkpoints {
 
 /** The post-commit step every transaction runs: a checkpoint (then log cleanup) when the committed version is due for one. */
 final class CheckpointHook extends PostCommitHook with Logging {
+  override val name: String = "Post commit checkpoint trigger"
+
+  // Only reached under checkpoint.failOnError: otherwise a failure is a warning here, as in Delta Lake.
+  override def failureFailsStatement(spark: SparkSession): Boolean = true
+
+  override def remedy(tablePath: String): String = s"run CHECKPOINT delta.`$tablePath`, or let a later commit write one"
+
   override def afterCommit(spark: SparkSession, log: TableLog, committed: => Snapshot): Unit = {
     try {
       val s = committed

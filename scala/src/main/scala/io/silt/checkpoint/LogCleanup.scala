@@ -2,6 +2,7 @@ package io.silt.checkpoint
 
 import scala.util.control.NonFatal
 
+import io.silt.errors.SiltException
 import io.silt.features.{CheckpointPolicy, CheckpointProtectionFeature, TableFeatures, TableProperties}
 import io.silt.log.{CheckpointReader, FileNames, LogListing, Snapshot, TableLog}
 import org.apache.hadoop.fs.Path
@@ -66,12 +67,13 @@ object LogCleanup extends Logging {
     val sidecarDir = new Path(log.logPath, FileNames.SidecarDir)
     val old = log.store.list(sidecarDir).filter(st => !st.getPath.getName.startsWith(".") &&
       st.getModificationTime < now - SidecarGraceMs)
-    if (old.nonEmpty) {
-      val referenced = log.listing().checkpoints.flatMap { cp =>
-        try CheckpointReader.sidecarsOf(log.store, log.logPath, cp).map(_.getName)
-        catch { case NonFatal(_) => Nil }
-      }.toSet
-      old.filterNot(st => referenced.contains(st.getPath.getName)).foreach(st => fs.delete(st.getPath, false))
+    if (old.nonEmpty) referencedSidecars(log) match {
+      case Right(referenced) =>
+        old.filterNot(st => referenced.contains(st.getPath.getName)).foreach(st => fs.delete(st.getPath, false))
+      case Left(unread) =>
+        // A checkpoint whose list could not be read may name any of them: none can be proved unreferenced.
+        logWarning(s"Silt: kept all ${old.size} old sidecar files of ${log.tablePath}: the sidecar list of " +
+          s"$unread could not be read, so none is known to be unreferenced; a later cleanup removes them")
     }
     if (deleted > 0 && props.checkpointPolicy == CheckpointPolicy.V2 &&
       !fs.exists(new Path(log.logPath, FileNames.checkpointName(snapshot.version)))) {
@@ -79,5 +81,19 @@ object LogCleanup extends Logging {
     }
     if (deleted > 0) logInfo(s"Silt: deleted $deleted expired log files of ${log.tablePath}")
     deleted
+  }
+
+  /**
+   * The names of the sidecars the log's checkpoints refer to, or (Left) the first checkpoint whose
+   * list could not be read and why: then no sidecar may be deleted.
+   */
+  def referencedSidecars(log: TableLog): Either[String, Set[String]] = {
+    val read = log.listing().checkpoints.iterator.map { cp =>
+      try Right(CheckpointReader.sidecarsOf(log.store, log.logPath, cp).map(_.getName))
+      catch { case NonFatal(e) => Left(s"checkpoint ${cp.version} (${SiltException.describe(e)})") }
+    }
+    read.foldLeft[Either[String, Set[String]]](Right(Set.empty)) { (acc, one) =>
+      for (names <- acc; more <- one) yield names ++ more
+    }
   }
 }

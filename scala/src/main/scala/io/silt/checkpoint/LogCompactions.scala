@@ -39,6 +39,13 @@ object LogCompactions {
 
 /** The post-commit step writing a log compaction when the committed version ends an interval; never fails the commit. */
 final class LogCompactionHook extends PostCommitHook with Logging {
+  override val name: String = "Log compaction"
+
+  // Only reached under checkpoint.failOnError: otherwise a failure is a warning here.
+  override def failureFailsStatement(spark: SparkSession): Boolean = true
+
+  override def remedy(tablePath: String): String = "a later commit that ends an interval writes one"
+
   override def afterCommit(spark: SparkSession, log: TableLog, committed: => Snapshot): Unit = {
     val interval = SiltSettings.LogCompactionInterval(spark)
     if (interval > 0) {

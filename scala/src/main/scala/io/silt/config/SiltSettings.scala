@@ -92,6 +92,11 @@ object SiltSettings {
     "a failing checkpoint fails the commit (tests) instead of a warning")
     .withDeltaKey("spark.databricks.delta.checkpoint.exceptionThrowing.enabled")
 
+  val PostCommitHookThrowOnError: Setting[Boolean] = Setting.boolean("spark.silt.postCommitHook.throwOnError",
+    default = false, "a failing auto compaction after a commit fails the statement, naming the committed version, " +
+      "instead of a warning (a symlink manifest's failure always does; a checkpoint's under checkpoint.failOnError)")
+    .withDeltaKey("spark.databricks.delta.postCommitHook.throwOnError")
+
   val CheckpointV2Format: Setting[String] = Setting.oneOf("spark.silt.checkpoint.v2.format", "parquet",
     Seq("parquet", "json"), "`json` for JSON V2 checkpoints")
     .withDeltaKey("spark.databricks.delta.checkpointV2.topLevelFileFormat")
@@ -222,7 +227,7 @@ object SiltSettings {
   val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency, DeleteSpeculativeRewrite,
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
-    AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError,
+    AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, PostCommitHookThrowOnError,
     CheckpointV2Format, CheckpointFilesPerSidecar, SnapshotMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
     VacuumRetentionWindowIgnore, VacuumLogging, ConvertUseMetadataLog, ConvertUseCatalogSchema, RetentionCompatibilityCheck,
     TimeTravelRetentionCheck, ChangeFeedTimestampOutOfRange, UtcTimestampPartitionValues,

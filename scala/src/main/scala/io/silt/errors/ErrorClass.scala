@@ -44,6 +44,9 @@ object ErrorClass {
   val ForPathUnsupportedHadoopConf: ErrorClass = delta("TABLE_FOR_PATH_UNSUPPORTED_HADOOP_CONF", "0AKDC")
   val InvalidInventorySchema: ErrorClass = delta("INVALID_INVENTORY_SCHEMA", "42000")
   val ShowPartitionsOfUnpartitioned: ErrorClass = delta("SHOW_PARTITION_IN_NON_PARTITIONED_TABLE", "42809")
+  val MissingCommitInfo: ErrorClass = delta("MISSING_COMMIT_INFO", "KD004")
+  val MissingCommitTimestamp: ErrorClass = delta("MISSING_COMMIT_TIMESTAMP", "KD004")
+  val PostCommitHookFailed: ErrorClass = delta("POST_COMMIT_HOOK_FAILED", "2DKD0")
   val ShowPartitionsOfDataColumn: ErrorClass = delta("SHOW_PARTITION_IN_NON_PARTITIONED_COLUMN", "42P10")
 
   val CorruptLog: ErrorClass = silt("CORRUPT_LOG", "XXKDS")

@@ -29,9 +29,10 @@ class NotADeltaTableException(val path: String, reason: String = "")
 }
 
 /** A log file (commit, checkpoint, `_last_checkpoint`) cannot be parsed. */
-class CorruptLogException(val file: String, detail: String, cause: Throwable = null)
-    extends SiltException(s"corrupt Delta log file $file: $detail", cause) {
-  def errorClass: ErrorClass = ErrorClass.CorruptLog
+class CorruptLogException(val file: String, detail: String, cause: Throwable = null,
+    val errorClass: ErrorClass = ErrorClass.CorruptLog) extends SiltException(s"corrupt Delta log file $file: $detail", cause) {
+  /** For Java callers, which do not see Scala's default arguments. */
+  def this(file: String, detail: String, cause: Throwable) = this(file, detail, cause, ErrorClass.CorruptLog)
 }
 
 /** The commit versions of a log are not contiguous. */
@@ -106,6 +107,17 @@ class InvalidTableOperationException(detail: String, cause: Throwable = null,
     val errorClass: ErrorClass = ErrorClass.InvalidTableOperation) extends SiltException(detail, cause) {
   /** For Java callers, which do not see Scala's default arguments. */
   def this(detail: String, cause: Throwable) = this(detail, cause, ErrorClass.InvalidTableOperation)
+}
+
+/**
+ * A commit succeeded but a step after it (`hook`) failed: the version stands, and `remedy` says what
+ * to run to do that step's work again.
+ */
+class PostCommitHookFailedException(val tablePath: String, val version: Long, val hook: String, remedy: String,
+    cause: Throwable) extends SiltException(s"Committing to the Delta table version $version succeeded but error " +
+      s"while executing post-commit hook $hook: ${SiltException.describe(cause)}. The " +
+      s"commit stands (table $tablePath); $remedy", cause) {
+  def errorClass: ErrorClass = ErrorClass.PostCommitHookFailed
 }
 
 /** A deletion vector cannot be read or does not match its descriptor; names the DV and the data file. */
@@ -192,6 +204,13 @@ class FeatureInHistoryException(val tablePath: String, val feature: String, deta
 }
 
 object SiltException {
+  /** One line saying what `e` is: a Silt error's detail (without its tags), another's first line. */
+  def describe(e: Throwable): String = e match {
+    case s: SiltException => s.detailMessage
+    case other => Option(other.getMessage).map(_.linesIterator.take(1).mkString).filter(_.nonEmpty)
+      .getOrElse(other.getClass.getName)
+  }
+
   /** The Silt error at the root of a failure (a task's error arrives wrapped in Spark's job failure), if any. */
   def rootOf(e: Throwable): Option[SiltException] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).collectFirst { case s: SiltException => s }

@@ -123,8 +123,10 @@ object CheckpointReader {
     case _ => (cp.files.map(_.getPath) ++ sidecarsOf(store, logPath, cp), Nil)
   }
 
+  // A storage failure stays what it is (the store did not answer: retry), not a corrupt file.
   private def named[T](p: Path)(read: => T): T = try read catch {
-    case e: Exception => throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
+    case e: Exception if StorageFailure.of(e).isEmpty =>
+      throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
   }
 
   private def topLevel(store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {

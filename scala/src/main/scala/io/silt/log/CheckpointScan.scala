@@ -3,6 +3,7 @@ package io.silt.log
 import scala.util.control.NonFatal
 
 import io.silt.actions._
+import io.silt.logstore.StorageFailure
 import org.apache.spark.internal.Logging
 
 /**
@@ -23,8 +24,17 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
 
   private def summary = read.summary
 
-  /** Whether the checkpoint holds more rows than the driver should hold files (not when its footers cannot be read). */
-  lazy val large: Boolean = try summary.rows > options.maxDriverFiles catch { case NonFatal(_) => false }
+  /**
+   * Whether the checkpoint holds more rows than the driver should hold files. A storage error reading
+   * its footers fails the read (it says nothing about the size); footers that cannot be decoded count
+   * as small, with a warning, since the file list is then read the way the checkpoint allows.
+   */
+  lazy val large: Boolean = try summary.rows > options.maxDriverFiles catch {
+    case NonFatal(e) if StorageFailure.of(e).isEmpty =>
+      logWarning(s"Silt: cannot read the footers of $checkpoint of ${files.tablePath}, so its size is unknown; " +
+        s"reading its file list on the driver: ${e.getMessage}")
+      false
+  }
 
   /**
    * The snapshot's number of files: the checkpoint's adds (from its footers' null counts) less the
@@ -107,8 +117,9 @@ final class CheckpointScan(files: LogFiles, options: LogOptions, val checkpoint:
       val accept = keep()
       Some((fromCheckpoint.iterator ++ tail.liveFiles.filter(accept)).toIndexedSeq)
     } catch {
-      case NonFatal(e) =>
-        logWarning(s"Silt: cannot scan $checkpoint of ${files.tablePath} by row groups; reading its file list: ${e.getMessage}")
+      case NonFatal(e) if StorageFailure.of(e).isEmpty =>
+        logWarning(s"Silt: cannot scan $checkpoint of ${files.tablePath} by row groups; reading its file list " +
+          s"on the driver: ${e.getMessage}")
         None
     }
   }

@@ -41,7 +41,7 @@ final class CommitRange private[log] (files: LogFiles, listed: IndexedSeq[Commit
 
   private def timestampAt(i: Int): Long =
     if (i < split) listed(i).timestamp
-    else inCommit.getOrElseUpdate(listed(i).version, files.inCommitTimestamp(listed(i).version).getOrElse(listed(i).timestamp))
+    else inCommit.getOrElseUpdate(listed(i).version, files.requiredInCommitTimestamp(listed(i).version))
 
   /** Every commit with its timestamp (reads each in-commit timestamp). */
   lazy val entries: IndexedSeq[CommitEntry] = listed.indices.map(i => listed(i).copy(timestamp = timestampAt(i)))

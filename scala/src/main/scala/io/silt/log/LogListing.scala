@@ -4,7 +4,8 @@ import io.silt.actions._
 import io.silt.logstore._
 import scala.collection.mutable.ArrayBuffer
 
-import io.silt.errors.{CorruptLogException, MissingCommitException}
+import com.fasterxml.jackson.databind.JsonNode
+import io.silt.errors.{CorruptLogException, ErrorClass, MissingCommitException}
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 /** A commit as listed in `_delta_log/`: its version, file and commit timestamp. */
@@ -96,15 +97,36 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
     try Some(store.fs(path).getFileStatus(path)) catch { case _: java.io.FileNotFoundException => None }
   }
 
-  /** The `inCommitTimestamp` of commit `version` (in its first action, a `commitInfo`), if it has one. */
-  def inCommitTimestamp(version: Long): Option[Long] = {
+  /**
+   * The `inCommitTimestamp` of commit `version` (in its first action, a `commitInfo`), if it has one;
+   * a first line that is not JSON is a corrupt commit, never "no timestamp".
+   */
+  def inCommitTimestamp(version: Long): Option[Long] = firstCommitInfo(version)._2
+    .flatMap(info => Option(info.get("inCommitTimestamp"))).filter(_.isIntegralNumber).map(_.asLong)
+
+  /**
+   * The `inCommitTimestamp` of commit `version`, made while in-commit timestamps were on: a commit
+   * without one is refused as Delta Lake refuses it (its file's time would be a guess).
+   */
+  def requiredInCommitTimestamp(version: Long): Long = {
+    val (path, info) = firstCommitInfo(version)
+    def missing(cls: ErrorClass, what: String) = new CorruptLogException(path.toString, s"the table has the feature " +
+      s"inCommitTimestamp enabled, which requires $what in every commit, but commit version $version has none", errorClass = cls)
+    val node = info.getOrElse(throw missing(ErrorClass.MissingCommitInfo, "a commitInfo as its first action"))
+    Option(node.get("inCommitTimestamp")).filter(_.isIntegralNumber).map(_.asLong)
+      .getOrElse(throw missing(ErrorClass.MissingCommitTimestamp, "an inCommitTimestamp in its commitInfo"))
+  }
+
+  private def firstCommitInfo(version: Long): (Path, Option[JsonNode]) = {
     val path = FileNames.commitPath(logPath, version)
     val first = try store.readLines(path).headOption catch {
       case e: java.io.FileNotFoundException =>
         throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
     }
-    first.flatMap(line => try Option(ActionCodec.mapper.readTree(line).get("commitInfo")) catch { case _: Exception => None })
-      .flatMap(info => Option(info.get("inCommitTimestamp"))).filter(_.isIntegralNumber).map(_.asLong)
+    val node = first.map(line => try ActionCodec.mapper.readTree(line) catch {
+      case e: Exception => throw new CorruptLogException(path.toString, s"line 1: ${e.getMessage}", e)
+    })
+    (path, node.flatMap(n => Option(n.get("commitInfo"))).filter(_.isObject))
   }
 
   /** The actions of one commit; a line that is not valid JSON names the file and line. */

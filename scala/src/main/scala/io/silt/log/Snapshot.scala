@@ -1,6 +1,7 @@
 package io.silt.log
 
 import io.silt.actions._
+import io.silt.logstore.StorageFailure
 import io.silt.partition.PartitionPredicates
 import scala.util.control.NonFatal
 
@@ -79,10 +80,10 @@ final class Snapshot(
   def sizeInBytes: Long = fromCheckpoint(_.sizeInBytes)(files.iterator.map(_.size).sum)
   def numFiles: Long = fromCheckpoint(_.numFiles)(files.size)
 
-  /** `f` of the checkpoint scan when [[scansCheckpoint]]; else, or when the checkpoint cannot be read so, `otherwise`. */
+  /** `f` of the checkpoint scan when [[scansCheckpoint]]; else, or when the checkpoint cannot be decoded so (not on a storage error), `otherwise`. */
   private def fromCheckpoint[A](f: CheckpointScan => A)(otherwise: => A): A =
     if (!scansCheckpoint) otherwise else try f(checkpointScan.get) catch {
-      case NonFatal(e) =>
+      case NonFatal(e) if StorageFailure.of(e).isEmpty =>
         logWarning(s"Silt: cannot read $this from its checkpoint's row groups; reading its file list: ${e.getMessage}")
         otherwise
     }

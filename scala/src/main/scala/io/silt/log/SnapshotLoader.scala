@@ -6,6 +6,7 @@ import scala.collection.mutable.ArrayBuffer
 import scala.util.control.NonFatal
 
 import io.silt.errors.{CorruptLogException, MissingCommitException}
+import io.silt.logstore.StorageFailure
 import org.apache.spark.internal.Logging
 
 /**
@@ -19,8 +20,10 @@ private[log] final case class Start(from: Long, base: Option[Snapshot], checkpoi
 /**
  * Builds the snapshot of a version from a listing: from a close cached snapshot, else the newest
  * readable checkpoint, else the commits. Protocol and metadata are read at once; the files when
- * first asked for. A checkpoint that cannot be read is given up, with a warning, for the next
- * older candidate (and in the end for the commits alone).
+ * first asked for. A checkpoint that cannot be read (missing, truncated, not decodable) is given
+ * up, with a warning, for the next older candidate (and in the end for the commits alone); a storage
+ * failure reading it fails the read instead (`StorageFailure`): the checkpoint may be fine, and the
+ * commits of a large table are more than the driver should hold.
  */
 final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging {
   private def tablePath = files.tablePath
@@ -134,7 +137,7 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
   private def checkpointActions(start: Start): Either[(CheckpointInstance, Throwable), Seq[Action]] = start.checkpoint match {
     case Some(cp) =>
       try Right(CheckpointReader.read(files.store, files.logPath, cp)) catch {
-        case NonFatal(e) =>
+        case NonFatal(e) if StorageFailure.of(e).isEmpty =>
           logWarning(s"Silt: cannot read the files of $cp of $tablePath, falling back to an older checkpoint " +
             s"or the commits: ${e.getMessage}")
           Left(cp -> e)
@@ -170,7 +173,7 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       val fromCheckpoint = usable.iterator.flatMap { cp =>
         try Some(Start(cp.version + 1, None, Some(cp), CheckpointReader.readProtocolAndMetadata(files.store, files.logPath, cp)))
         catch {
-          case NonFatal(e) =>
+          case NonFatal(e) if StorageFailure.of(e).isEmpty =>
             logWarning(s"Silt: cannot use $cp of $tablePath, falling back to an older checkpoint or the commits: ${e.getMessage}")
             unreadable += cp -> e
             None

@@ -1,14 +1,11 @@
 package io.silt.optimize
 
-import scala.util.control.NonFatal
-
 import io.silt.actions.{AddFile, CommitInfo}
 import io.silt.config.SiltSettings
 import io.silt.features.TableProperties
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.PartitionValues
 import io.silt.txn.{OptimizeMode, PostCommitHook}
-import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 
 /**
@@ -16,44 +13,44 @@ import org.apache.spark.sql.SparkSession
  * the partitions it wrote to that now hold at least `minNumFiles` small files are compacted, in a
  * commit of their own recorded as OPTIMIZE with `auto = true`. It runs on the committing thread, as
  * Delta Lake's does. The user's commit stands whatever happens here: a compaction that fails or
- * loses to a concurrent writer's commit is given up with a warning (the next commit tries again).
+ * loses to a concurrent writer's commit is given up with a warning (the next commit tries again), or
+ * fails the statement under `postCommitHook.throwOnError`.
  */
-final class AutoCompactHook extends PostCommitHook with Logging {
+final class AutoCompactHook extends PostCommitHook {
+  override val name: String = "Auto Compact"
+
+  override def remedy(tablePath: String): String =
+    s"the next commit that writes small files tries again, or run OPTIMIZE delta.`$tablePath`"
+
   override def afterCommit(spark: SparkSession, log: TableLog, committed: => Snapshot): Unit = {
     val snapshot = committed
     val enabled = SiltSettings.AutoCompactEnabled.option(spark)
       .orElse(TableProperties(snapshot.metadata.configuration).autoCompact).getOrElse(false)
     if (!enabled) return
-    try {
-      val actions = log.readCommit(snapshot.version)
-      // A compaction's own commit (or OPTIMIZE's) leaves nothing for another.
-      val compacting = actions.exists {
-        case c: CommitInfo => c.operation.exists(op => op == "OPTIMIZE" || op == "REORG")
-        case _ => false
-      }
-      // partitions by value: files written in another form of the same value are of the same partition
-      val (schema, tz) = (snapshot.metadata.partitionSchema, spark.sessionState.conf.sessionLocalTimeZone)
-      val comparable = new PartitionValues.Comparable(schema, tz)
-      val written = actions.collect { case a: AddFile => comparable(a.partitionValues) }.toSet
-      if (compacting || written.isEmpty) return
-      val settings = AutoCompactHook.settings(spark)
-      val minFileSize = settings.minFileSize
-      val minNumFiles = SiltSettings.AutoCompactMinNumFiles(spark)
-      val small = snapshot.filesWhere(Nil, tz) { () =>
-        val inTask = new PartitionValues.Comparable(schema, tz)
-        a => a.size < minFileSize && written(inTask(a.partitionValues))
-      }
-      val chosen = small.groupBy(a => comparable(a.partitionValues))
-        .collect { case (p, files) if files.size >= minNumFiles => p }.toSet
-      if (chosen.isEmpty) return
-      val predicate = AutoCompactHook.describe(chosen)
-      OptimizeExecutor.run(spark, log.tablePath, None, OptimizeMode.Compaction,
-        Some(OptimizeExecutor.AutoCompaction(chosen, settings, predicate)))
-    } catch {
-      case NonFatal(e) =>
-        logWarning(s"Silt: version ${snapshot.version} of ${log.tablePath} is committed; its auto compaction did not " +
-          s"run to the end and is left for a later commit: $e")
+    val actions = log.readCommit(snapshot.version)
+    // A compaction's own commit (or OPTIMIZE's) leaves nothing for another.
+    val compacting = actions.exists {
+      case c: CommitInfo => c.operation.exists(op => op == "OPTIMIZE" || op == "REORG")
+      case _ => false
     }
+    // partitions by value: files written in another form of the same value are of the same partition
+    val (schema, tz) = (snapshot.metadata.partitionSchema, spark.sessionState.conf.sessionLocalTimeZone)
+    val comparable = new PartitionValues.Comparable(schema, tz)
+    val written = actions.collect { case a: AddFile => comparable(a.partitionValues) }.toSet
+    if (compacting || written.isEmpty) return
+    val settings = AutoCompactHook.settings(spark)
+    val minFileSize = settings.minFileSize
+    val minNumFiles = SiltSettings.AutoCompactMinNumFiles(spark)
+    val small = snapshot.filesWhere(Nil, tz) { () =>
+      val inTask = new PartitionValues.Comparable(schema, tz)
+      a => a.size < minFileSize && written(inTask(a.partitionValues))
+    }
+    val chosen = small.groupBy(a => comparable(a.partitionValues))
+      .collect { case (p, files) if files.size >= minNumFiles => p }.toSet
+    if (chosen.isEmpty) return
+    val predicate = AutoCompactHook.describe(chosen)
+    OptimizeExecutor.run(spark, log.tablePath, None, OptimizeMode.Compaction,
+      Some(OptimizeExecutor.AutoCompaction(chosen, settings, predicate)))
   }
 }
 

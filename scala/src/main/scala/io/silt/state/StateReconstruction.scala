@@ -5,6 +5,7 @@ import scala.util.control.NonFatal
 import io.silt.actions.ParquetActionRows
 import io.silt.config.TableFileSystem
 import io.silt.log._
+import io.silt.logstore.StorageFailure
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
@@ -41,12 +42,12 @@ object StateReconstruction extends Logging {
     /**
      * The rows (columns txn, add, remove, domainMetadata), without removes deleted at or before
      * `tombstoneCutoff` nor removed domains; None when a checkpoint keeps its statistics only in
-     * typed form (its rows would lose them) or cannot be read.
+     * typed form (its rows would lose them) or cannot be decoded by Spark (a storage error fails instead: the driver would read it whole).
      */
     def rows(spark: SparkSession, tombstoneCutoff: Long): Option[DataFrame] = {
       val options = TableFileSystem.optionsFor(spark, log.tablePath)
       val fromCheckpoint = try checkpoint.map(c => checkpointRows(spark, c, parquet, options)) catch {
-        case NonFatal(e) =>
+        case NonFatal(e) if StorageFailure.of(e).isEmpty =>
           logWarning(s"Silt: cannot replay ${checkpoint.get} of ${log.tablePath} with Spark; the driver replays it: ${e.getMessage}")
           return None
       }

@@ -210,7 +210,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
         SiltSettings.LastCommitVersionInSession.record(spark.conf, version)
         CommitPause.afterCommit(log.tablePath)
         lazy val snapshot = log.committed(readSnapshot, version, attemptBody)
-        hooks.foreach(_.afterCommit(spark, log, snapshot))
+        PostCommitHook.runAll(spark, log, version, hooks, snapshot)
         return Some(YieldedCommit(version, kept))
       }
       if (readSnapshot.isEmpty) {

@@ -5,19 +5,21 @@ import io.silt.actions.DomainMetadata
 import io.silt.features.Clustering
 import io.silt.txn.{Operation, OptimisticTransaction}
 import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 
 /**
  * The clustering a write or a table definition gives a table: the `delta.clustering` domain its
  * commit carries (and the protocol moved up to the `clustering` feature), if any.
  */
-object TableClustering {
+object TableClustering extends Logging {
   /**
    * `requested`: the clustering columns asked for (CLUSTER BY, `DataFrameWriter.clusterBy`);
    * `defines`: the commit creates the table or gives it a new definition (REPLACE, overwriteSchema),
    * after `txn.updateMetadata`. A write to an existing table must ask for its clustering or none.
-   * A new definition without CLUSTER BY keeps the clustering columns that still exist, as long as
-   * all of them do; a REPLACE TABLE (`replacing`) without one leaves the table clustered by none.
+   * A new definition without CLUSTER BY keeps the clustering columns if all of them still exist and
+   * the table is not now partitioned (else it is clustered by none, as in Delta Lake, with a warning);
+   * a REPLACE TABLE (`replacing`) without one leaves the table clustered by none.
    */
   def forCommit(txn: OptimisticTransaction, requested: Option[Seq[String]], defines: Boolean,
       replacing: Boolean = false): Seq[DomainMetadata] = {
@@ -42,9 +44,17 @@ object TableClustering {
       case None if defines && current.isDefined =>
         val physical = current.get
         val previous = txn.readSnapshot.get.metadata.schema
-        val kept = if (replacing) None else scala.util.Try(ClusteringColumns.resolve(path, txn.metadata,
-          Clustering.logicalNames(previous, physical))).toOption
-        clusteredBy(kept.getOrElse(Nil))
+        val names = Clustering.logicalNames(previous, physical)
+        val missing = names.filter(Clustering.physicalPath(txn.metadata.schema, _).isEmpty)
+        if (replacing) clusteredBy(Nil)
+        else if (missing.nonEmpty || txn.metadata.partitionColumns.nonEmpty) {
+          // As Delta Lake does: the new definition cannot keep the clustering, so the table is clustered by none.
+          val why = if (missing.nonEmpty) s"its columns ${missing.mkString(", ")} are gone"
+            else s"it is now partitioned by ${txn.metadata.partitionColumns.mkString(", ")}"
+          logWarning(s"Silt: $path was clustered by (${names.mkString(", ")}); $why, so it is clustered by none " +
+            "from this commit (ALTER TABLE … CLUSTER BY sets new clustering columns)")
+          clusteredBy(Nil)
+        } else clusteredBy(ClusteringColumns.resolve(path, txn.metadata, names))
       case _ => Nil
     }
   }
