@@ -309,8 +309,9 @@ def test_a_commit_without_its_in_commit_timestamp_is_an_error_not_a_file_time(sp
     spark._jvm.io.silt.log.TableLog.forget(spark._jsparkSession, p)
     for statement in (lambda: spark.sql(f"DESCRIBE HISTORY silt.`{p}`").collect(),
                       lambda: spark.read.format("silt").option("timestampAsOf", "2000-01-01").load(p).count()):
-        message = raises_silt(silt.CorruptLogException, statement)
-        assert error_class in message and f"{1:020d}.json" in message
+        with pytest.raises(silt.CorruptLogException) as info:
+            statement()
+        assert info.value.getCondition() == error_class and f"{1:020d}.json" in str(info.value)
     assert spark.read.format("silt").load(p).count() == 2
 
 
