@@ -34,7 +34,7 @@ FAILURES = {
     "post_commit_hook": (
         "(spark.sql(f\"ALTER TABLE delta.`{path}` SET TBLPROPERTIES "
         "('delta.compatibility.symlinkFormatManifest.enabled' = 'true')\"), "
-        "__import__('shutil').rmtree(path + '/_symlink_format_manifest'), "
+        "__import__('shutil').rmtree(path + '/_symlink_format_manifest', True), "
         "open(path + '/_symlink_format_manifest', 'w').close(), "
         "spark.sql(f'INSERT INTO delta.`{path}` VALUES (7, 1)'))", "PostCommitHookFailedException"),
 }
