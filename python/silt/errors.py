@@ -151,6 +151,10 @@ class ManifestWithDeletionVectorsException(SiltException):
     """Symlink manifests cannot list files with deletion vectors: run REORG TABLE ... APPLY (PURGE) first."""
 
 
+class CommitOutcomeUnknownException(SiltException):
+    """A commit's create failed and could not be read back: it may or may not have landed; the message names its txnId."""
+
+
 class PostCommitHookFailedException(SiltException):
     """The commit succeeded but a step after it failed (its symlink manifests, ...): the message names the version and what to run."""
 
@@ -191,6 +195,7 @@ _BY_NAME = {
         ManifestWithDeletionVectorsException,
         FeatureInHistoryException,
         PostCommitHookFailedException,
+        CommitOutcomeUnknownException,
     )
 }
 _TAG = re.compile(r"(?:\[([A-Z][A-Z0-9_.]*)\] )?\[(\w+Exception)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)

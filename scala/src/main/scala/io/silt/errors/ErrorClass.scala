@@ -57,4 +57,5 @@ object ErrorClass {
   val UnsupportedOption: ErrorClass = silt("UNSUPPORTED_OPTION", "0A000")
   val SourceTableReplaced: ErrorClass = silt("SOURCE_TABLE_REPLACED", "KD007")
   val ConvertToDelta: ErrorClass = silt("CONVERT_TO_DELTA", "0AKDC")
+  val CommitOutcomeUnknown: ErrorClass = silt("COMMIT_OUTCOME_UNKNOWN", "40003")
 }

@@ -110,6 +110,18 @@ class InvalidTableOperationException(detail: String, cause: Throwable = null,
 }
 
 /**
+ * A commit's create failed and the file could not be read back, so whether it landed is unknown:
+ * neither "committed" nor "failed" can be said. The message names the file and the commit's txnId,
+ * which DESCRIBE HISTORY shows if it landed.
+ */
+class CommitOutcomeUnknownException(val file: String, val txnId: Option[String], why: String, cause: Throwable)
+    extends SiltException(s"the commit $file may or may not have been written: its create failed and it could not be " +
+      s"read back ($why). Before retrying the operation, read that version's commitInfo (DESCRIBE HISTORY): if its " +
+      s"txnId is ${txnId.getOrElse("(none)")}, the operation was committed", cause) {
+  def errorClass: ErrorClass = ErrorClass.CommitOutcomeUnknown
+}
+
+/**
  * A commit succeeded but a step after it (`hook`) failed: the version stands, and `remedy` says what
  * to run to do that step's work again.
  */

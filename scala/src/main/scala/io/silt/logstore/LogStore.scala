@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.silt.errors.CommitOutcomeUnknownException
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 
@@ -30,12 +31,15 @@ trait LogStore {
    * name; empty when it does not exist.
    */
   def list(dir: Path, from: String = "", keep: String => Boolean = _ => true): Seq[FileStatus] =
-    try fs(dir).listStatus(dir).toSeq
+    try StorageFailure.retrying(s"the listing of $dir")(fs(dir).listStatus(dir).toSeq)
       .filter(st => !st.isDirectory && st.getPath.getName >= from && keep(st.getPath.getName))
       .sortBy(_.getPath.getName)
     catch { case _: java.io.FileNotFoundException => Nil }
 
-  def readLines(path: Path): Seq[String] = {
+  /** The lines of a log file (empty ones left out), read again after a storage failure. */
+  def readLines(path: Path): Seq[String] = StorageFailure.retrying(path.toString)(readLinesOnce(path))
+
+  private def readLinesOnce(path: Path): Seq[String] = {
     val in = fs(path).open(path)
     try {
       val reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
@@ -62,7 +66,9 @@ trait LogStore {
   }
 
   /** The bytes of `path`, or None when it does not exist. */
-  protected def readIfExists(path: Path): Option[Array[Byte]] = {
+  protected def readIfExists(path: Path): Option[Array[Byte]] = StorageFailure.retrying(path.toString)(readIfExistsOnce(path))
+
+  private def readIfExistsOnce(path: Path): Option[Array[Byte]] = {
     val in = try fs(path).open(path) catch { case _: java.io.FileNotFoundException => return None }
     try {
       val out = new ByteArrayOutputStream()
@@ -79,7 +85,9 @@ trait LogStore {
    * back: every commit's content is unique (its commitInfo carries a fresh txnId, the write id), so
    * finding our own bytes means that our request landed even though it reported a failure (a PUT
    * retried after its first attempt succeeded gets 412); other bytes mean another writer won. A
-   * failure that left no file (a 409 from a store that saw a concurrent request) is retried.
+   * failure that left no file (a 409 from a store that saw a concurrent request) is retried. When
+   * the file cannot be read back either, whether the commit landed is unknown, and said so
+   * (`CommitOutcomeUnknownException`), never reported as a failure.
    */
   protected def createVerified(path: Path, content: Array[Byte], attempts: Int = 3)(create: => Unit): Boolean = {
     var attempt = 1
@@ -89,7 +97,12 @@ trait LogStore {
         return true
       } catch {
         case e: IOException =>
-          readIfExists(path) match {
+          val found = try readIfExists(path) catch {
+            case unread: IOException if StorageFailure.of(unread).isDefined =>
+              throw new CommitOutcomeUnknownException(path.toString, LogStore.txnIdOf(content),
+                s"${StorageFailure.of(e).getOrElse(e)}; reading it back: ${StorageFailure.of(unread).get}", e)
+          }
+          found match {
             case Some(existing) => return java.util.Arrays.equals(existing, content)
             case None if attempt < attempts => Thread.sleep(50L * attempt)
             case None => throw e
@@ -98,5 +111,15 @@ trait LogStore {
       attempt += 1
     }
     throw new IllegalStateException("unreachable")
+  }
+}
+
+object LogStore {
+  private val TxnId = "\"txnId\"\\s*:\\s*\"([^\"]+)\"".r
+
+  /** The txnId a commit's commitInfo (its first line) carries, if any: what names the commit in an error. */
+  def txnIdOf(content: Array[Byte]): Option[String] = {
+    val first = new String(content, StandardCharsets.UTF_8).linesIterator.take(1).mkString
+    TxnId.findFirstMatchIn(first).map(_.group(1))
   }
 }
