@@ -226,10 +226,12 @@ demo:
 bench: build
 	$(PY) -m bench
 
-# The reliability report: corrupt-input matrix, 50 kill -9 trials, 6 kills of a streaming query, a 60 s soak of 9 processes.
+# The reliability report: corrupt-input matrix, 50 kill -9 trials, 6 kills of a streaming query, a 60 s soak of 9 processes;
+# then writers on a misbehaving S3, each fault and 3 mixes (bench/results/s3_faults.json, ~15 min).
 reliability: build
 	$(PY) -m pytest tests -q -p no:cacheprovider -m slow
 	$(PY) tests/reliability/report.py
+	$(PY) tests/reliability/s3_faults.py
 
 # Longer fuzzing than CI's budget: the engine's decoders and both SQL parsers.
 fuzz: build
