@@ -269,3 +269,41 @@ def change_feed_merge(r):
             f"{one('deletionVectors=true', 'with deletion vectors')}, "
             f"{one('deletionVectors=false', 'copy-on-write')} (`bench/README.md` in the repository).")
     return para(text)
+
+
+def s3_faults(r):
+    """The S3 fault trials (tests/reliability/s3_faults.py): per trial, the faults done, the statements'
+    outcomes and the checks; then what held in all of them."""
+    def faults(t):
+        return ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(t["faults_injected"].items())) or "none"
+
+    def outcomes(t):
+        o = t["outcomes"]
+        return f"{o.get('acked', 0)} / {o.get('failed', 0)} / {o.get('unknown', 0)}"
+
+    def held(t):
+        return "yes" if t["ok"] else "NO"
+
+    rows = [[t["scenario"].replace("_", " ") + ("" if t["scenario"] != "mix" else f" (seed {t['seed']})"),
+             str(t["requests"]), faults(t), outcomes(t), held(t), str(t["most_sends_of_a_faulted_request"]),
+             secs(t["seconds"])] for t in r["trials"]]
+    statements = sum(t["statements"] for t in r["trials"])
+    injected = sum(sum(t["faults_injected"].values()) for t in r["trials"])
+    unknown = sum(t["outcomes"].get("unknown", 0) for t in r["trials"])
+    failures = {}
+    for t in r["trials"]:
+        for k, n in t["failures"].items():
+            failures[k] = failures.get(k, 0) + n
+    said = ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) or "none"
+    writers = r["trials"][0]["writers"] if r["trials"] else 0
+    restarted = sum(1 for t in r["trials"] if t["stream_restarted_after"])
+    head = para(f"{len(r['trials'])} trials, each on a new table with {writers} writers (appends, MERGEs of their "
+                f"own rows, OPTIMIZE) and a stream copying the table's appends to another table: {statements} "
+                f"statements, {injected} faults injected. Acknowledged statements were in the log exactly once "
+                f"and failed ones never, the table matched the model and the stream's copy held every appended "
+                f"row once in {sum(t['ok'] for t in r['trials'])} of {len(r['trials'])} trials. Statements that "
+                f"failed (each with the error it gave, and nothing committed): {said}; of unknown outcome: "
+                f"{unknown}. The stream failed under a fault in {restarted} trials and, restarted, went on "
+                f"from its checkpoint.")
+    return head + "\n\n" + table(["faults", "requests", "injected", "acked / failed / unknown", "held",
+                                  "most sends", "time"], rows)

@@ -77,6 +77,16 @@ def _writer_ids(writer: int, i: int) -> int:
     return writer * 1_000_000 + i
 
 
+def _failure_name(e: BaseException) -> str:
+    """A failure's class: Silt's (Python) exception, else the JVM's root cause (a store's error under Spark's wrappers)."""
+    java = getattr(e, "java_exception", None)
+    if java is None:
+        return type(e).__name__
+    while java.getCause() is not None:
+        java = java.getCause()
+    return java.getClass().getSimpleName()
+
+
 class _Writer:
     """One writer: its own session (its own userMetadata tag per statement) and its statements' outcomes."""
 
@@ -118,7 +128,7 @@ class _Writer:
             except silt.PostCommitHookFailedException:
                 self.outcomes[tag] = "acked"  # committed; a step after the commit failed
             except Exception as e:  # noqa: BLE001 - any other failure: the statement reported it failed
-                self.outcomes[tag] = "failed:" + type(e).__name__
+                self.outcomes[tag] = "failed:" + _failure_name(e)
             if self.outcomes[tag] == "acked" and kind == "append":
                 self.appended.extend(effect)
 

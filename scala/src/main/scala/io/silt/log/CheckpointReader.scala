@@ -85,7 +85,7 @@ object CheckpointReader {
     val keeps = new ThreadLocal[AddFile => Boolean] { override def initialValue(): AddFile => Boolean = keep() }
     layout.inline.filter(keep()) ++ inParallel(pieces, threads) { piece =>
       val accept = keeps.get()
-      named(piece.path)(ParquetActionRows.read(piece, conf, Set("add"), filter.flatMap(_.forFile(piece.fileSchema))) {
+      named(piece.path, once = true)(ParquetActionRows.read(piece, conf, Set("add"), filter.flatMap(_.forFile(piece.fileSchema))) {
         case a: AddFile => accept(a)
         case _ => false
       }).collect { case a: AddFile => a }
@@ -123,11 +123,13 @@ object CheckpointReader {
     case _ => (cp.files.map(_.getPath) ++ sidecarsOf(store, logPath, cp), Nil)
   }
 
-  // A storage failure stays what it is (the store did not answer: retry), not a corrupt file.
-  private def named[T](p: Path)(read: => T): T = try read catch {
-    case e: Exception if StorageFailure.of(e).isEmpty =>
-      throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
-  }
+  // A storage failure is read again (a read that hands rows to a caller's function only once:
+  // `once`), and stays what it is if it persists: the store did not answer, the file is not corrupt.
+  private def named[T](p: Path, once: Boolean = false)(read: => T): T =
+    try { if (once) read else StorageFailure.retrying(p.toString)(read) } catch {
+      case e: Exception if StorageFailure.of(e).isEmpty =>
+        throw new CorruptLogException(p.toString, s"cannot read the checkpoint: ${e.getMessage}", e)
+    }
 
   private def topLevel(store: LogStore, cp: CheckpointInstance): Seq[Action] = cp.kind match {
     case CheckpointKind.V2("json") => cp.files.flatMap(f => jsonLines(store, f.getPath))
