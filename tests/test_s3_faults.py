@@ -1,8 +1,9 @@
 """Tables on a misbehaving S3: a proxy between S3A and the local S3 server (tests/faulty_s3.py)
 throttles, delays, resets, fails listings and loses the responses of completed commits; the trials
 of tests/reliability/s3_faults.py check that nothing acknowledged is lost or doubled and nothing
-reported failed is in the log. The lost commit response runs in `make test`; the other faults and
-the mix in the second tier (`make reliability` reports them at a larger size)."""
+reported failed is in the log. A lost commit response, a reset log read and a throttled commit run
+in `make test`; a trial of lost responses with four writers and a stream, and a commit throttled for
+good, in the second tier; every fault and mixes of all in `make reliability` (s3_faults.py's report)."""
 import json
 import sys
 from pathlib import Path

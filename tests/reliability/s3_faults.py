@@ -10,7 +10,9 @@ A trial checks what must hold whatever the store does:
   and reports how often a request a fault hit was sent and how long S3A waited after a throttle
   (tests/test_s3_faults.py checks on one request that the retries are bounded and back off).
 
-    result = run_trial(spark, server, proxy, "mix", seed=7)   # a dict of figures; result["ok"]
+    server, proxy, conf = start_store(folder, seed=1)         # conf: the session's S3A settings
+    result = run_trial(spark, proxy, conf, "mix", seed=7, scratch=folder)   # a dict of figures; result["ok"]
+    python tests/reliability/s3_faults.py                     # every scenario: bench/results/s3_faults.json
 """
 import sys
 import threading
