@@ -88,12 +88,15 @@ object LogCleanup extends Logging {
    * list could not be read and why: then no sidecar may be deleted.
    */
   def referencedSidecars(log: TableLog): Either[String, Set[String]] = {
+    val names = Set.newBuilder[String]
     val read = log.listing().checkpoints.iterator.map { cp =>
-      try Right(CheckpointReader.sidecarsOf(log.store, log.logPath, cp).map(_.getName))
+      try { names ++= CheckpointReader.sidecarsOf(log.store, log.logPath, cp).map(_.getName); Right(()) }
       catch { case NonFatal(e) => Left(s"checkpoint ${cp.version} (${SiltException.describe(e)})") }
     }
-    read.foldLeft[Either[String, Set[String]]](Right(Set.empty)) { (acc, one) =>
-      for (names <- acc; more <- one) yield names ++ more
+    // the first list that cannot be read decides: the others need not be read
+    read.collectFirst { case Left(why) => why } match {
+      case Some(why) => Left(why)
+      case None => Right(names.result())
     }
   }
 }
