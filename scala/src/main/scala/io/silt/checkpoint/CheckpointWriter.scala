@@ -151,7 +151,7 @@ object CheckpointWriter {
     }
     // only the columns whose lower bounds the statistics hold
     // (a snapshot of commits alone would read its file list for its domains: its files keep path order)
-    val domains = if (snapshot.isStateLoaded || snapshot.scansCheckpoint) snapshot.domains else Map.empty[String, DomainMetadata]
+    val domains = if (snapshot.isStateLoaded || snapshot.fileListOffDriver) snapshot.domains else Map.empty[String, DomainMetadata]
     val clustering = Clustering.physicalColumns(domains).getOrElse(Nil)
       .filter(bounded(stats("minValues").dataType, _))
       .map(_.foldLeft(from_json(col("add.stats"), stats).getField("minValues"))(_.getField(_)))

@@ -130,9 +130,17 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
   }
 
   /** The actions of one commit; a line that is not valid JSON names the file and line. */
-  def readCommit(version: Long): Seq[Action] = {
+  def readCommit(version: Long): Seq[Action] = readCommitLines(version, _ => true)
+
+  /**
+   * The actions of one commit but its adds, removes and change files, which are not parsed nor
+   * held: what the driver reads of commits whose files a Spark job replays.
+   */
+  def readCommitWithoutFiles(version: Long): Seq[Action] = readCommitLines(version, line => !LogFiles.isFileAction(line))
+
+  private def readCommitLines(version: Long, keep: String => Boolean): Seq[Action] = {
     val path = FileNames.commitPath(logPath, version)
-    val lines = try store.readLines(path) catch {
+    val lines = try store.readLines(path, keep) catch {
       case e: java.io.FileNotFoundException =>
         throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
     }
@@ -179,6 +187,21 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
 }
 
 object LogFiles {
+  private val FileActionKeys = Seq("\"add\"", "\"remove\"", "\"cdc\"")
+
+  /**
+   * Whether a commit's line is an add, remove or cdc action, told by its first key without parsing
+   * it (an action is a JSON object of one key). A line it cannot tell is parsed as any other.
+   */
+  private[log] def isFileAction(line: String): Boolean = {
+    var i = 0
+    while (i < line.length && line.charAt(i).isWhitespace) i += 1
+    if (i >= line.length || line.charAt(i) != '{') return false
+    i += 1
+    while (i < line.length && line.charAt(i).isWhitespace) i += 1
+    FileActionKeys.exists(k => line.startsWith(k, i))
+  }
+
   /**
    * Entries for `commits` (version, file; oldest first), each timestamp at least one millisecond
    * after the previous (`previous` before the first), as Delta's file-time semantics want.

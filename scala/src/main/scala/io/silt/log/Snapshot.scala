@@ -31,16 +31,18 @@ final class Snapshot(
     val timestamp: Long,
     computeState: () => SnapshotState,
     val uncommittedMetadata: Boolean = false,
-    private[log] val checkpointScan: Option[CheckpointScan] = None) extends Logging {
+    private[log] val checkpointScan: Option[CheckpointScan] = None,
+    private[log] val replayed: Option[ReplayedLog] = None) extends Logging {
 
   @volatile private var computed = false
   private[log] lazy val state: SnapshotState = { val s = computeState(); computed = true; s }
 
   def files: IndexedSeq[AddFile] = state.files
   def tombstones: IndexedSeq[RemoveFile] = state.tombstones
-  // a large table's are read from its checkpoint's few rows of them, not with its file list
-  def transactions: Map[String, SetTransaction] = fromCheckpoint(_.transactions)(state.transactions)
-  def domains: Map[String, DomainMetadata] = fromCheckpoint(_.domains)(state.domains)
+  // a large table's are read from its checkpoint's few rows of them, or with its commits' other actions, not with its file list
+  def transactions: Map[String, SetTransaction] =
+    if (replaysByJob) replayed.get.transactions else fromCheckpoint(_.transactions)(state.transactions)
+  def domains: Map[String, DomainMetadata] = if (replaysByJob) replayed.get.domains else fromCheckpoint(_.domains)(state.domains)
   private[log] def fileKeys: IndexedSeq[(String, String)] = state.fileKeys
   private[log] def tombstoneKeys: IndexedSeq[(String, String)] = state.tombstoneKeys
 
@@ -52,6 +54,16 @@ final class Snapshot(
    * the file list: the checkpoint holds more files than the driver should, and the list is not read.
    */
   def scansCheckpoint: Boolean = !computed && checkpointScan.exists(_.large)
+
+  /** Whether scans read their files from a Spark job's replay of the commits ([[DistributedFiles]]) rather than the file list. */
+  private def replaysByJob: Boolean = !computed && replayed.exists(_.files.isDefined)
+
+  /**
+   * Whether the driver does not hold this snapshot's file list: its scans read the checkpoint's row
+   * groups or a Spark job's replay, and what needs every file (a checkpoint, VACUUM, a stream's first
+   * batch) is to replay the log with Spark (`state.StateReconstruction`) rather than read it.
+   */
+  def fileListOffDriver: Boolean = scansCheckpoint || replaysByJob
 
   /**
    * The live files of the partitions `partitionPredicates` match that `keep` also accepts (each
@@ -68,7 +80,8 @@ final class Snapshot(
       val accept = keep()
       (a: AddFile) => inPartitions(a) && accept(a)
     }
-    val scanned = if (!scansCheckpoint) None
+    val scanned = if (replaysByJob) Some(replayed.get.files.get.files(partitionPredicates, dataFilters, metadata, timeZone)(matching))
+      else if (!scansCheckpoint) None
       else checkpointScan.flatMap(_.files(CheckpointPushdown(partitionPredicates, dataFilters, metadata))(matching))
     scanned.getOrElse(files.filter(matching()))
   }
@@ -76,9 +89,10 @@ final class Snapshot(
   /** The bytes of the files, or an upper bound of them when [[scansCheckpoint]] (the file list is not read for it). */
   def sizeInBytesBound: Long = if (scansCheckpoint) checkpointScan.get.sizeUpperBound else sizeInBytes
 
-  // a large table's are counted from its checkpoint without holding its file list
-  def sizeInBytes: Long = fromCheckpoint(_.sizeInBytes)(files.iterator.map(_.size).sum)
-  def numFiles: Long = fromCheckpoint(_.numFiles)(files.size)
+  // a large table's are counted from its checkpoint or its replay without holding its file list
+  def sizeInBytes: Long =
+    if (replaysByJob) replayed.get.files.get.sizeInBytes else fromCheckpoint(_.sizeInBytes)(files.iterator.map(_.size).sum)
+  def numFiles: Long = if (replaysByJob) replayed.get.files.get.numFiles else fromCheckpoint(_.numFiles)(files.size)
 
   /** `f` of the checkpoint scan when [[scansCheckpoint]]; else, or when the checkpoint cannot be decoded so (not on a storage error), `otherwise`. */
   private def fromCheckpoint[A](f: CheckpointScan => A)(otherwise: => A): A =
@@ -94,7 +108,18 @@ final class Snapshot(
    * reads and writes against, and commits with its rows.
    */
   def withUncommittedMetadata(m: Metadata): Snapshot =
-    new Snapshot(tablePath, version, protocol, m, timestamp, () => state, uncommittedMetadata = true, checkpointScan)
+    new Snapshot(tablePath, version, protocol, m, timestamp, () => state, uncommittedMetadata = true, checkpointScan,
+      replayed)
 
   override def toString: String = s"Snapshot($tablePath, version $version)"
+}
+
+/**
+ * What the driver holds of a snapshot whose commits since its checkpoint add more files than it
+ * should hold: the transactions and domains (read from those commits' other actions and the
+ * checkpoint's rows of them), and the Spark job that replays its files, made when first asked for.
+ */
+private[log] final class ReplayedLog(val transactions: Map[String, SetTransaction], val domains: Map[String, DomainMetadata],
+    job: () => Option[DistributedFiles]) {
+  lazy val files: Option[DistributedFiles] = job()
 }

@@ -25,7 +25,7 @@ private[log] final case class Start(from: Long, base: Option[Snapshot], checkpoi
  * failure reading it fails the read instead (`StorageFailure`): the checkpoint may be fine, and the
  * commits of a large table are more than the driver should hold.
  */
-final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging {
+final class SnapshotLoader(files: LogFiles, options: LogOptions, log: TableLog) extends Logging {
   private def tablePath = files.tablePath
 
   /** The snapshot at `version` of `listing` (a partial listing is completed when its checkpoint fails). */
@@ -36,8 +36,21 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       val full = files.list()
       (full, startingPoint(full, version, base, Set.empty))
     } else (listing, first)
+    checkListed(l, start, version, unreadable)
+    // without a checkpoint the commits are the file list; after one, the few commits its scan holds cost less than a job
+    val sinceStart = fileActions(l, start, version)
+    if (start.base.isEmpty && start.scanned.isEmpty && sinceStart > options.maxDriverFiles &&
+        (start.checkpoint.isEmpty || sinceStart > SnapshotLoader.TailOnDriver)) {
+      return replayedByJob(l, start, version, unreadable)
+    }
     val commits = readCommits(l, start, version, unreadable)
-    val actions = start.protocolAndMetadata.iterator ++ commits.iterator.flatten
+    val snapshot = withFiles(l, start, version, commits)
+    TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    snapshot
+  }
+
+  /** The latest protocol and metadata of `actions`, which a snapshot must have. */
+  private def protocolAndMetadata(actions: Iterator[Action], version: Long): (Protocol, Metadata) = {
     val (protocol, metadata) = actions.foldLeft((Option.empty[Protocol], Option.empty[Metadata])) {
       case ((_, m), p: Protocol) => (Some(p), m)
       case ((p, _), m: Metadata) => (p, Some(m))
@@ -47,14 +60,48 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       throw new CorruptLogException(files.logPath.toString,
         s"the log up to version $version holds no protocol or no metaData action")
     }
+    (protocol.get, metadata.get)
+  }
+
+  /** About the files the commits after `start` add or remove (their bytes over [[SnapshotLoader.BytesPerFileAction]]). */
+  private def fileActions(l: LogListing, start: Start, version: Long): Long =
+    (start.from to version).iterator.map(v => l.commit(v).get.file.getLen).sum / SnapshotLoader.BytesPerFileAction
+
+  /**
+   * The snapshot at `version` whose commits after `start` add more files than the driver should
+   * hold: those commits are read for their other actions only (protocol, metadata, transactions,
+   * domains), and its files are replayed by a Spark job when a scan first needs them
+   * ([[DistributedReplay]]; by the driver when no job can, as it replays any log).
+   */
+  private def replayedByJob(l: LogListing, start: Start, version: Long,
+      unreadable: Seq[(CheckpointInstance, Throwable)]): Snapshot = {
+    logInfo(s"Silt: the commits ${start.from} to $version of $tablePath add or remove about ${fileActions(l, start, version)} " +
+      s"files, more than ${io.silt.config.SiltSettings.SnapshotMaxDriverFiles.key} (${options.maxDriverFiles}): a Spark " +
+      "job replays its files rather than the driver")
+    val others = (start.from to version).map(files.readCommitWithoutFiles)
+    val (protocol, metadata) = protocolAndMetadata(start.protocolAndMetadata.iterator ++ others.iterator.flatten, version)
+    val kept = new LogReplay(tablePath, options.allowFilesOutside)
+    start.checkpoint.foreach(cp => kept.append(CheckpointReader.readTransactionsAndDomains(files.store, files.logPath, cp)))
+    others.foreach(kept.append)
+    val state = kept.toState
+    val commitPaths = (start.from to version).map(v => l.commit(v).get.file.getPath)
+    val replayed = new ReplayedLog(state.transactions, state.domains,
+      () => DistributedReplay.installed.flatMap(_.files(log, version, start.checkpoint, commitPaths)))
+    val snapshot = new Snapshot(tablePath, version, protocol, metadata, l.timestampOf(version),
+      () => fileState(version, start, readCommits(l, start, version, unreadable)), replayed = Some(replayed))
+    TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
+    snapshot
+  }
+
+  /** The snapshot at `version` of `start` and the `commits` after it, whose files the driver reads when asked for them. */
+  private def withFiles(l: LogListing, start: Start, version: Long, commits: Seq[Seq[Action]]): Snapshot = {
+    val (protocol, metadata) = protocolAndMetadata(start.protocolAndMetadata.iterator ++ commits.iterator.flatten, version)
     // from a checkpoint, a large table's scans can read its row groups instead of a file list
     val scan = start.scanned.map(s => commits.foldLeft(s)(_ appended _))
       .orElse(start.checkpoint.filter(_ => start.base.isEmpty).map(new CheckpointScan(files, options, _, commits)))
     val sinceCheckpoint = if (start.scanned.isDefined) scan.get.tail else commits
-    val snapshot = new Snapshot(tablePath, version, protocol.get, metadata.get, l.timestampOf(version),
+    new Snapshot(tablePath, version, protocol, metadata, l.timestampOf(version),
       () => fileState(version, start, sinceCheckpoint), checkpointScan = scan)
-    TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
-    snapshot
   }
 
   /**
@@ -73,6 +120,8 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
         new Snapshot(tablePath, version, protocol, metadata, timestamp, () => fileState(version, start, next.tail),
           checkpointScan = Some(next))
       }
+      // a replayed one's is not either, and its successor is read as it was: from the log
+      case None if base.exists(b => b.replayed.isDefined && !b.isStateLoaded) => None
       case None =>
         val replay = new LogReplay(tablePath, options.allowFilesOutside)
         base.foreach(replay.seed)
@@ -86,6 +135,16 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
    */
   private def readCommits(l: LogListing, start: Start, version: Long,
       unreadable: Seq[(CheckpointInstance, Throwable)]): Seq[Seq[Action]] = {
+    checkListed(l, start, version, unreadable)
+    if (!options.useCompactions) (start.from to version).map(files.readCommit)
+    else l.cover(start.from, version).flatMap {
+      case Left(compaction) => files.readCompaction(compaction)
+      case Right(v) => Seq(files.readCommit(v))
+    }
+  }
+
+  /** Fails unless the commits from `start` to `version` are all listed, naming the checkpoint they had to replace. */
+  private def checkListed(l: LogListing, start: Start, version: Long, unreadable: Seq[(CheckpointInstance, Throwable)]): Unit =
     (start.from to version).find(v => l.commit(v).isEmpty).foreach { v =>
       unreadable.headOption.foreach { case (cp, e) =>
         throw new CorruptLogException(cp.files.map(_.getPath.toString).mkString(", "), s"this checkpoint cannot be " +
@@ -94,12 +153,6 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       throw new MissingCommitException(tablePath.toString, v, s"it is needed to read version $version " +
         s"(the commits after the checkpoint or version ${start.from - 1} must all be there)")
     }
-    if (!options.useCompactions) (start.from to version).map(files.readCommit)
-    else l.cover(start.from, version).flatMap {
-      case Left(compaction) => files.readCompaction(compaction)
-      case Right(v) => Seq(files.readCommit(v))
-    }
-  }
 
   /**
    * The files of the snapshot at `version`: its start's (cached snapshot or checkpoint) with the
@@ -156,7 +209,7 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
       skip: Set[CheckpointInstance]): (Start, Seq[(CheckpointInstance, Throwable)]) = {
     // A large table's file list is not read to build on it: its checkpoint scan takes the commits
     // after it, unless a newer checkpoint is listed (then that is the start).
-    val base = givenBase.filterNot(_.scansCheckpoint)
+    val base = givenBase.filterNot(s => s.scansCheckpoint || (s.replayed.isDefined && !s.isStateLoaded))
     val extended = givenBase.filter(_.scansCheckpoint).map(s => (s, s.checkpointScan.get)).filter { case (s, scan) =>
       s.version < version && !skip(scan.checkpoint) &&
         scan.tail.size + (version - s.version) <= SnapshotLoader.CachedReplayLimit &&
@@ -188,4 +241,13 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions) extends Logging
 object SnapshotLoader {
   /** Commits past a cached snapshot that are replayed onto it rather than read from a newer checkpoint. */
   private val CachedReplayLimit = 100
+
+  /**
+   * About the bytes of commit JSON an add takes with its statistics: commits' bytes over it are
+   * about their file actions, and about the heap their parsed actions take in files' worth.
+   */
+  val BytesPerFileAction = 350L
+
+  /** The file actions after a checkpoint that are read on the driver however few files it should hold. */
+  private val TailOnDriver = 10000L
 }

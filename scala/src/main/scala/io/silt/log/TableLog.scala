@@ -32,7 +32,7 @@ object LogOptions {
 final class TableLog private[log] (val tablePath: Path, val hadoopConf: Configuration, val options: LogOptions) {
   val store: LogStore = LogStores.forPath(tablePath, hadoopConf, options.logStores)
   val files: LogFiles = new LogFiles(tablePath, store)
-  private val loader = new SnapshotLoader(files, options)
+  private val loader = new SnapshotLoader(files, options, this)
   def logPath: Path = files.logPath
 
   @volatile private var cached: Option[Snapshot] = None

@@ -36,17 +36,21 @@ trait LogStore {
       .sortBy(_.getPath.getName)
     catch { case _: java.io.FileNotFoundException => Nil }
 
-  /** The lines of a log file (empty ones left out), read again after a storage failure. */
-  def readLines(path: Path): Seq[String] = StorageFailure.retrying(path.toString)(readLinesOnce(path))
+  /**
+   * The lines of a log file (empty ones left out) that `keep` accepts, read again after a storage
+   * failure. The others are never held: a commit of millions of adds is read for its few others.
+   */
+  def readLines(path: Path, keep: String => Boolean = _ => true): Seq[String] =
+    StorageFailure.retrying(path.toString)(readLinesOnce(path, keep))
 
-  private def readLinesOnce(path: Path): Seq[String] = {
+  private def readLinesOnce(path: Path, keep: String => Boolean): Seq[String] = {
     val in = fs(path).open(path)
     try {
       val reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
       val out = ArrayBuffer.empty[String]
       var line = reader.readLine()
       while (line != null) {
-        if (line.trim.nonEmpty) out += line
+        if (line.trim.nonEmpty && keep(line)) out += line
         line = reader.readLine()
       }
       out.toSeq

@@ -26,11 +26,11 @@ private[read] object InitialSnapshot {
 
   /**
    * The numbering of `snapshot`'s files: the file list sorted on the driver, or, for a large table
-   * whose file list the driver does not hold ([[Snapshot.scansCheckpoint]]), sorted by a Spark job
+   * whose file list the driver does not hold ([[Snapshot.fileListOffDriver]]), sorted by a Spark job
    * replaying its log into parts kept on disk, of which the driver reads one at a time.
    */
   def of(spark: SparkSession, log: TableLog, snapshot: Snapshot): InitialSnapshot = {
-    val distributed = if (!snapshot.scansCheckpoint) None else StateReconstruction.of(log, snapshot).flatMap { replay =>
+    val distributed = if (!snapshot.fileListOffDriver) None else StateReconstruction.of(log, snapshot).flatMap { replay =>
       replay.rows(spark, Long.MaxValue).map { rows =>
         val adds = rows.where(col("add").isNotNull)
         // the driver holds one part at once: a quarter of the files it may hold (50,000 by default)

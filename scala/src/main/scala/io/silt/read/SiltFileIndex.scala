@@ -54,7 +54,7 @@ final class SiltFileIndex(spark: SparkSession, val snapshot: Snapshot, private v
 
   /** What the reader is told of the files it may read: from the file list, or the worst case when scans read the checkpoint. */
   def scanFilesSummary: ScanFiles =
-    if (selected.isEmpty && snapshot.scansCheckpoint) ScanFiles.Unknown
+    if (selected.isEmpty && snapshot.fileListOffDriver) ScanFiles.Unknown
     else ScanFiles(files.iterator.map(_.size).reduceOption(_ max _).getOrElse(0L), files.exists(_.deletionVector.isDefined))
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] = {

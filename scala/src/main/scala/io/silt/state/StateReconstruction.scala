@@ -23,8 +23,6 @@ import org.apache.spark.sql.types.StructType
 object StateReconstruction extends Logging {
   private val Columns = Seq("txn", "add", "remove", "domainMetadata")
   private val Schema = StructType(Columns.map(CheckpointSchema.topLevel(v2 = false)(_)))
-  /** Bytes of commit JSON per action, for a low estimate of how many actions commits hold. */
-  private val BytesPerAction = 350L
 
   /** What a replay of a snapshot reads: its newest checkpoint and the commits after it; None when a commit is missing. */
   final case class Replay(log: TableLog, checkpoint: Option[CheckpointInstance], commits: Seq[Path]) {
@@ -32,11 +30,11 @@ object StateReconstruction extends Logging {
     private lazy val parquet = checkpoint.toSeq.flatMap(c => if (c.kind == CheckpointKind.V2("json")) Nil else c.files.map(_.getPath)) ++
       sidecars
 
-    /** About how many actions the replay reads: the checkpoint's rows (from footers) and the commits' bytes over 350. */
+    /** About how many actions the replay reads: the checkpoint's rows (from footers) and the commits' bytes over `SnapshotLoader.BytesPerFileAction`. */
     def estimatedActions: Long = {
       val fs = log.logPath.getFileSystem(log.hadoopConf)
       parquet.map(p => ParquetActionRows.pieces(p, log.hadoopConf, 1).map(_.rows).sum).sum +
-        commits.map(p => fs.getFileStatus(p).getLen).sum / BytesPerAction
+        commits.map(p => fs.getFileStatus(p).getLen).sum / SnapshotLoader.BytesPerFileAction
     }
 
     /**

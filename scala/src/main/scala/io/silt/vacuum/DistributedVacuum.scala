@@ -14,7 +14,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 /**
  * VACUUM's sets as Spark jobs, for a table whose file list is not on the driver
- * ([[Snapshot.scansCheckpoint]]): the files the table needs are the rows of a Spark replay of its
+ * ([[Snapshot.fileListOffDriver]]): the files the table needs are the rows of a Spark replay of its
  * checkpoint and commits, the table's folder is listed by tasks (one per top-level folder), and
  * the candidates are what an anti-join of the two leaves. Only the candidates reach the driver.
  * Files are keyed, as [[Vacuum]] keys them, by their URI's path.

@@ -63,7 +63,7 @@ object Vacuum {
     }
     val cutoff = System.currentTimeMillis() - retentionMs
     // a large table's needed files are a Spark job's rows, never a set on the driver
-    val distributed = if (snapshot.scansCheckpoint) DistributedVacuum.referenced(spark, log, snapshot, cutoff) else None
+    val distributed = if (snapshot.fileListOffDriver) DistributedVacuum.referenced(spark, log, snapshot, cutoff) else None
     lazy val keep = referenced(snapshot, cutoff)
     // The newest commit whose removals this run deals with: where the next LITE starts.
     val (candidates, vacuumedTo) = mode match {

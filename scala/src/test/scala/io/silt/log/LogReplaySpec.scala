@@ -92,4 +92,16 @@ class LogReplaySpec extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(state(replay(replaced: _*)) == state(replay(commits: _*)))
     }
   }
+
+  test("a commit's file actions are told from its others by their first key, however the line is spaced") {
+    val actions = Seq[Action](add("a/b.parquet", dv1), remove("c", None), AddCDCFile("_change_data/x", Map.empty, 3, Map.empty),
+      Protocol(1, 2), meta, SetTransaction("app", 3, None), DomainMetadata("delta.clustering", "{}", removed = false),
+      CommitInfo(ActionCodec.mapper.readTree("""{"operation":"WRITE","add":1}""")))
+    val spacing = Gen.listOf(Gen.oneOf(' ', '\t')).map(_.mkString)
+    forAll(Gen.oneOf(actions), spacing, spacing) { (a, before, after) =>
+      val line = before + "{" + after + ActionCodec.toJson(a).stripPrefix("{")
+      val isFile = a match { case _: AddFile | _: RemoveFile | _: AddCDCFile => true; case _ => false }
+      assert(LogFiles.isFileAction(line) == isFile, line)
+    }
+  }
 }
