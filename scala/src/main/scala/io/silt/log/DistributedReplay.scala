@@ -34,8 +34,9 @@ trait DistributedFiles {
  * found through `META-INF/services/io.silt.log.DistributedReplay`.
  */
 trait DistributedReplay {
-  /** The snapshot's files; None when no Spark session is active or Spark cannot replay this log. */
-  def files(log: TableLog, version: Long, checkpoint: Option[CheckpointInstance], commits: Seq[Path]): Option[DistributedFiles]
+  /** The files of the snapshot at `version` (with `metadata`); None when no Spark session is active or Spark cannot replay this log. */
+  def files(log: TableLog, version: Long, metadata: Metadata, checkpoint: Option[CheckpointInstance],
+      commits: Seq[Path]): Option[DistributedFiles]
 }
 
 object DistributedReplay {
