@@ -43,6 +43,7 @@ FIGURES = (
     Figure("zorder-layout", "docs/optimizations.md", ("optimize.json",), render.zorder_layout),
     Figure("log-scale", "docs/optimizations.md",
            ("log_scale.json", "archive/log_scale_10m_delete_partition.json"), render.log_scale),
+    Figure("json-log", "docs/optimizations.md", ("json_log.json",), render.json_log),
     Figure("change-feed-merge", "docs/streaming.md", ("streaming.json",), render.change_feed_merge),
     Figure("s3-faults", "docs/reliability.md", ("s3_faults.json",), render.s3_faults),
 )

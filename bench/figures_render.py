@@ -253,6 +253,37 @@ def log_scale(r, delete_run):
     return para(text + " See `bench/README.md` (`log_scale`).")
 
 
+def json_log(r):
+    """A log of JSON commits alone with a small driver: Silt on it, on its own checkpoint, and the reference, as a table."""
+    driver = re.sub(r"^(\d+)([gm])$", lambda m: f"{m.group(1)} {m.group(2).upper()}iB", r["driver_memory"])
+    sides = (("Silt, the JSON commits", r["json_only"]), ("Silt, the checkpoint it wrote", r["checkpointed"]),
+             ("reference Delta Lake, the JSON commits", r.get("reference")))
+
+    def cell(m, key):
+        x = (m or {}).get(key)
+        return "-" if x is None else "failed" if "error" in x else secs(x["seconds"])
+
+    def median(m):
+        x = (m or {}).get("plan_point_median_s")
+        return "-" if x is None or "error" in x else secs(x["value"])
+
+    def heap(m):
+        values = [v["value"] for k, v in (m or {}).items() if k.startswith("heap") and "value" in v]
+        return f"{max(values):.0f} MiB" if values else "-"
+    head = (f"A log of {count(r['files'])} files in {r['commits']} JSON commits and no checkpoint, "
+            f"{r['partitions']:,} partitions, with a {driver} driver, each column a JVM of its own: the first plan "
+            "includes building the state (Silt: the Spark job replaying the commits); the others are second plans, "
+            "the point's median of five more in brackets; heap: the most used after a step.")
+    rows = ["| | " + " | ".join(name for name, _ in sides) + " |", "|---" * (len(sides) + 1) + "|"]
+    for label, key in (("open", "open"), ("first plan (day = 3)", "plan_partition_1"),
+                       ("plan day = 3", "plan_partition_2"), ("plan a point on id", "plan_point_2"),
+                       ("DESCRIBE DETAIL", "describe_detail"), ("CHECKPOINT", "checkpoint")):
+        rows.append(f"| {label} | " + " | ".join(
+            cell(m, key) + (f" [{median(m)}]" if key == "plan_point_2" and m else "") for _, m in sides) + " |")
+    rows.append("| heap | " + " | ".join(heap(m) for _, m in sides) + " |")
+    return para(head) + "\n\n" + "\n".join(rows)
+
+
 # ---- change data feed -----------------------------------------------------------------------
 
 def change_feed_merge(r):

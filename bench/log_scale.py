@@ -234,10 +234,11 @@ def own_checkpoint_copy(path: Path):
                     or name in ("_last_checkpoint", f"{TAIL:020d}.json"))
 
 
-def run_child(path, files, driver_memory, mode, clustered=False):
+def run_child(path, files, driver_memory, mode, clustered=False, module="bench.log_scale"):
     """The measures of the table at `path` in a new Python process and JVM: `mode` "checkpoint" or "read"
-    (Silt's `measures`) or "reference"; a JVM still running after CHILD_TIMEOUT seconds is killed."""
-    cmd = [sys.executable, "-m", "bench.log_scale", "--child", str(path), str(files), driver_memory, mode,
+    (Silt's `measures`) or "reference" (or a mode of another benchmark `module` that reports its steps as
+    `stepper` prints them); a JVM still running after CHILD_TIMEOUT seconds is killed."""
+    cmd = [sys.executable, "-m", module, "--child", str(path), str(files), driver_memory, mode,
            "clustered" if clustered else "partitioned"]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent),
