@@ -119,7 +119,7 @@ final class LogFiles(val tablePath: Path, val store: LogStore) {
 
   private def firstCommitInfo(version: Long): (Path, Option[JsonNode]) = {
     val path = FileNames.commitPath(logPath, version)
-    val first = try store.readLines(path).headOption catch {
+    val first = try store.firstLine(path) catch {
       case e: java.io.FileNotFoundException =>
         throw new MissingCommitException(tablePath.toString, version, s"${e.getMessage} is gone")
     }

@@ -41,15 +41,19 @@ trait LogStore {
    * failure. The others are never held: a commit of millions of adds is read for its few others.
    */
   def readLines(path: Path, keep: String => Boolean = _ => true): Seq[String] =
-    StorageFailure.retrying(path.toString)(readLinesOnce(path, keep))
+    StorageFailure.retrying(path.toString)(readLinesOnce(path, keep, Int.MaxValue))
 
-  private def readLinesOnce(path: Path, keep: String => Boolean): Seq[String] = {
+  /** The first line of a log file that is not empty (what a commit's timestamp is read from), the rest left unread. */
+  def firstLine(path: Path): Option[String] =
+    StorageFailure.retrying(path.toString)(readLinesOnce(path, _ => true, 1)).headOption
+
+  private def readLinesOnce(path: Path, keep: String => Boolean, limit: Int): Seq[String] = {
     val in = fs(path).open(path)
     try {
       val reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
       val out = ArrayBuffer.empty[String]
       var line = reader.readLine()
-      while (line != null) {
+      while (line != null && out.size < limit) {
         if (line.trim.nonEmpty && keep(line)) out += line
         line = reader.readLine()
       }
