@@ -38,7 +38,7 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-second-tier test-delta-defaults demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-second-tier test-second-tier-suite test-second-tier-rest test-delta-defaults demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
@@ -195,11 +195,15 @@ DELTA_DEFAULTS_TESTS := tests/test_dml.py tests/test_optimize.py tests/test_stre
 test-delta-defaults: build
 	SILT_DELTA_DEFAULTS=1 $(PY) -m pytest $(DELTA_DEFAULTS_TESTS) -q -p no:cacheprovider -m "not slow and not full and not server"
 
-# The README's tests (under 20 minutes here): unit tests, the core suite, the smoke subset on the oldest
-# minor, the wheel installed with the oldest minor's pyspark.
+# The README's tests (under 15 minutes here): unit tests, the core suite, the smoke subset on the oldest
+# minor, the wheel installed with the oldest minor's pyspark. The core suite keeps about one of the two
+# cores busy (a Spark session's driver waits on Python and on its files): the rest runs beside it.
 test:
 	$(MAKE) -j2 -Otarget build
-	$(MAKE) test-scala test-python test-versions test-wheel
+	$(MAKE) -j2 --output-sync=line test-python test-beside-python
+
+test-beside-python: build
+	$(MAKE) test-scala test-versions test-wheel
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
 # delta-rs and DuckDB, reliability (soak, kill -9 trials, racing writers on S3), the corpus' expected
@@ -207,11 +211,18 @@ test:
 test-full:
 	$(MAKE) -j2 -Otarget build-all
 	$(MAKE) test-second-tier
+# Two lanes side by side, each keeping about one core busy: the second-tier tests, and the rest (each
+# lane is run by test-second-tier, after its prerequisites).
 test-second-tier: build-all dist docs
-	$(PY) tests/conformance/make_expected.py --check
+	$(MAKE) -j2 --output-sync=line test-second-tier-suite test-second-tier-rest
+
+test-second-tier-suite:
 	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25 \
 	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
+
+test-second-tier-rest:
+	$(PY) tests/conformance/make_expected.py --check
 	$(MAKE) test-delta-defaults
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
 	# the oldest minor: the rest of the core suite (make test ran its smoke subset) and its reference's tests
