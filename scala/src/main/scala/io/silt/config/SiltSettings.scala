@@ -107,7 +107,9 @@ object SiltSettings {
   val SnapshotMaxDriverFiles: Setting[Long] = Setting.long("spark.silt.snapshot.maxDriverFiles", Some(200000L), min = 0,
     "a table whose checkpoint holds more files keeps no file list on the driver: scans and the writes that read " +
       "some partitions read the files they need from the checkpoint's row groups, commits build on the checkpoint, " +
-      "and CHECKPOINT and VACUUM run as Spark jobs replaying the log")
+      "and CHECKPOINT and VACUUM run as Spark jobs replaying the log; a table whose commits after its checkpoint (all " +
+      "its commits, without one) add or remove more (by their bytes, about 350 a file) is opened from their other " +
+      "actions and scanned from a Spark job's replay, kept in Spark's cache")
 
   val LogCompactionReads: Setting[Boolean] = Setting.boolean("spark.silt.log.compaction.useForReads", default = true,
     "replay a run of commits from its log compaction file (`<x>.<y>.compacted.json`) when there is one")
