@@ -211,17 +211,21 @@ test-beside-python: build
 test-full:
 	$(MAKE) -j2 -Otarget build-all
 	$(MAKE) test-second-tier
-# Two lanes side by side, each keeping about one core busy: the second-tier tests, and the rest (each
-# lane is run by test-second-tier, after its prerequisites).
+# Two lanes side by side (each lane is run by test-second-tier, after its prerequisites): the second-tier
+# tests, and the rest with the fresh clone's test, so that the two end about together (both keep the
+# cores busy: measured, 2,100 s against 1,750 s with the clone's test in the first).
+SECOND_TIER_BESIDE := tests/test_fresh_clone.py
 test-second-tier: build-all dist docs
 	$(MAKE) -j2 --output-sync=line test-second-tier-suite test-second-tier-rest
 
 test-second-tier-suite:
 	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25 \
+	  $(foreach f,$(SECOND_TIER_BESIDE),--ignore=$(f)) \
 	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
 
 test-second-tier-rest:
+	$(PY) -m pytest $(SECOND_TIER_BESIDE) -q -p no:cacheprovider -m "full or slow" --durations=5
 	$(PY) tests/conformance/make_expected.py --check
 	$(MAKE) test-delta-defaults
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke

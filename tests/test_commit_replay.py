@@ -48,6 +48,10 @@ def test_a_log_of_commits_alone_is_scanned_from_a_spark_replay_without_its_file_
         assert rows(spark, large, q) == expected[q], q
     assert detail(spark, large) == expected_detail
     assert replayed_by_spark(spark, large)
+    # a join whose other side prunes partitions (dynamic partition pruning: a filter holding a subquery)
+    dim = spark.createDataFrame([(1, "x"), (2, "y")], "k INT, tag STRING").where("tag = 'x'")
+    joined = spark.read.format("silt").load(large).join(dim, "k").select("id", "k", "s")
+    assert sorted(tuple(r) for r in joined.collect()) == expected["k = 1"]
     # the transaction is read with the commits' other actions: the same batch again is skipped
     spark.range(100, 110).selectExpr("id", "1 AS k", "'t' AS s").write.format("silt").mode("append") \
         .option("txnAppId", "app").option("txnVersion", 3).save(large)

@@ -10,7 +10,7 @@ import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression}
+import org.apache.spark.sql.catalyst.expressions.{And, AttributeReference, Expression, PlanExpression}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.silt.SparkInternals
 import org.apache.spark.sql.types.TimestampType
@@ -55,14 +55,17 @@ final class ReplayedFiles private[state] (spark: SparkSession, rows: DataFrame, 
   def files(partitionPredicates: Seq[Expression], dataFilters: Seq[Expression], metadata: Metadata, timeZone: String)(
       keep: () => AddFile => Boolean): IndexedSeq[AddFile] = {
     val (frame, zone) = cached
-    val test = new Test(partitionPredicates, dataFilters, metadata, timeZone)
-    val partitions = if (partitionPredicates.isEmpty) None else Some {
+    // a filter holding a subquery's plan (dynamic partition pruning) is tested on the driver alone
+    def shipped(filters: Seq[Expression]) = filters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
+    val (onPartitions, onStatistics) = (shipped(partitionPredicates), shipped(dataFilters))
+    val test = new Test(onPartitions, onStatistics, metadata, timeZone)
+    val partitions = if (onPartitions.isEmpty) None else Some {
       // a timestamp decoded in another zone than the scan's: its values are tested as the file list's are
       if (zone != timeZone && metadata.partitionSchema.exists(_.dataType == TimestampType)) {
         udf((values: scala.collection.Map[String, String]) => test.inPartitions(values)).apply(col("partitionValues"))
-      } else !col("_exact") || onTypedColumns(partitionPredicates.reduce(org.apache.spark.sql.catalyst.expressions.And(_, _)))
+      } else !col("_exact") || onTypedColumns(onPartitions.reduce(And))
     }
-    val statistics = if (dataFilters.isEmpty) None else Some(udf((stats: String) => test.mayMatch(stats)).apply(col("stats")))
+    val statistics = if (onStatistics.isEmpty) None else Some(udf((stats: String) => test.mayMatch(stats)).apply(col("stats")))
     val kept = job("the files a scan reads") {
       (partitions ++ statistics).foldLeft(frame)(_ where _).select("json", "stats").collect()
     }
