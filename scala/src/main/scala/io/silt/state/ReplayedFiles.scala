@@ -6,6 +6,7 @@ import io.silt.actions.{ActionCodec, AddFile, Metadata}
 import io.silt.features.ColumnMapping
 import io.silt.log.{CheckpointInstance, DistributedFiles, DistributedReplay, TableLog}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
+import io.silt.spark.JobDescription
 import io.silt.stats.{DataSkipping, FileStats}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
@@ -47,10 +48,7 @@ final class ReplayedFiles private[state] (spark: SparkSession, rows: DataFrame, 
     (frame, zone)
   }
 
-  private def job[A](what: String)(f: => A): A = {
-    spark.sparkContext.setJobDescription(s"Silt: $what of $description")
-    try f finally spark.sparkContext.setJobDescription(null)
-  }
+  private def job[A](what: String)(f: => A): A = JobDescription(spark, s"Silt: $what of $description")(f)
 
   def files(partitionPredicates: Seq[Expression], dataFilters: Seq[Expression], metadata: Metadata, timeZone: String)(
       keep: () => AddFile => Boolean): IndexedSeq[AddFile] = {
