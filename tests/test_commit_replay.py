@@ -5,6 +5,8 @@ their files: the rows, counts and transactions the file list gives, the file lis
 import json
 import shutil
 
+import pytest
+
 from test_checkpoint_replay import checkpoint_rows, state_loaded
 from test_checkpoint_scan import QUERIES, rows
 
@@ -97,3 +99,20 @@ def test_after_a_checkpoint_a_commit_of_more_files_than_the_driver_holds_is_repl
     shutil.copytree(src, fresh)
     assert rows(spark, fresh, "true") == expected["true"]
     assert state_loaded(spark, fresh)  # a table the driver holds reads its file list as before
+
+
+def test_a_replayed_file_outside_the_table_is_refused_as_the_drivers_replay_refuses_it(spark, tmp_path, setting):
+    p = tmp_path / "t"
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT) USING silt")
+    spark.sql(f"INSERT INTO silt.`{p}` VALUES (1)")
+    add = {"add": {"path": "../outside.parquet", "partitionValues": {}, "size": 1, "modificationTime": 1,
+                   "dataChange": True}}
+    (p / "_delta_log" / f"{2:020d}.json").write_text(json.dumps(add) + "\n")
+    for limit, name in ((None, "driver"), ("0", "replayed")):
+        if limit:
+            setting(LIMIT, limit)
+        fresh = tmp_path / name
+        shutil.copytree(p, fresh)
+        with pytest.raises(Exception, match="outside the table directory"):
+            spark.read.format("silt").load(str(fresh)).collect()
+    assert replayed_by_spark(spark, str(fresh))

@@ -80,7 +80,7 @@ final class Snapshot(
       val accept = keep()
       (a: AddFile) => inPartitions(a) && accept(a)
     }
-    val scanned = if (replaysByJob) Some(replayed.get.files.get.files(partitionPredicates, dataFilters, metadata, timeZone)(matching))
+    val scanned = if (replaysByJob) Some(replayed.get.filesWhere(partitionPredicates, dataFilters, metadata, timeZone)(matching))
       else if (!scansCheckpoint) None
       else checkpointScan.flatMap(_.files(CheckpointPushdown(partitionPredicates, dataFilters, metadata))(matching))
     scanned.getOrElse(files.filter(matching()))
@@ -120,6 +120,14 @@ final class Snapshot(
  * checkpoint's rows of them), and the Spark job that replays its files, made when first asked for.
  */
 private[log] final class ReplayedLog(val transactions: Map[String, SetTransaction], val domains: Map[String, DomainMetadata],
-    job: () => Option[DistributedFiles]) {
+    job: () => Option[DistributedFiles], admit: LogReplay) {
   lazy val files: Option[DistributedFiles] = job()
+
+  /** The job's files a scan keeps, each refused as the driver's replay refuses it (a file outside the table). */
+  def filesWhere(partitionPredicates: Seq[Expression], dataFilters: Seq[Expression], metadata: Metadata, timeZone: String)(
+      keep: () => AddFile => Boolean): IndexedSeq[AddFile] = {
+    val kept = files.get.files(partitionPredicates, dataFilters, metadata, timeZone)(keep)
+    kept.foreach(a => admit.admit(a, TablePaths.isPlainRelative(a.path)))
+    kept
+  }
 }

@@ -86,7 +86,8 @@ final class SnapshotLoader(files: LogFiles, options: LogOptions, log: TableLog) 
     val state = kept.toState
     val commitPaths = (start.from to version).map(v => l.commit(v).get.file.getPath)
     val replayed = new ReplayedLog(state.transactions, state.domains,
-      () => DistributedReplay.installed.flatMap(_.files(log, version, metadata, start.checkpoint, commitPaths)))
+      () => DistributedReplay.installed.flatMap(_.files(log, version, metadata, start.checkpoint, commitPaths)),
+      new LogReplay(tablePath, options.allowFilesOutside))
     val snapshot = new Snapshot(tablePath, version, protocol, metadata, l.timestampOf(version),
       () => fileState(version, start, readCommits(l, start, version, unreadable)), replayed = Some(replayed))
     TableFeatures.checkReadable(tablePath.toString, snapshot.protocol, snapshot.metadata)
