@@ -51,7 +51,13 @@ object SiltSettings {
   val RowLevelConcurrency: Setting[Boolean] = Setting.boolean("spark.silt.rowLevelConcurrency.enabled", default = true,
     "a DELETE, UPDATE or MERGE with deletion vectors that loses a race to a commit which deleted other rows of " +
       "the same files commits on top of it (the deletion vectors united) instead of failing; a row both change " +
-      "still conflicts")
+      "still conflicts. A DELETE, UPDATE or MERGE tests the rows of a concurrent commit's new files against its own " +
+      "condition where their statistics cannot rule it out, and conflicts only if one matches")
+
+  val RowLevelConcurrencyMaxCheckedRows: Setting[Long] = Setting.long("spark.silt.rowLevelConcurrency.maxCheckedRows",
+    Some(10000000L), min = 0, "with row-level concurrency, the most rows of one concurrent commit's new files that " +
+      "a DELETE, UPDATE or MERGE reads to test them against its own condition, where their statistics cannot rule it " +
+      "out; past it (or 0) such a file conflicts (ConcurrentAppendException), as in Delta Lake")
 
   val DeleteSpeculativeRewrite: Setting[Boolean] = Setting.boolean("spark.silt.delete.speculativeRewrite.enabled",
     default = true, "a copy-on-write DELETE that removes rows from every file of a small sample of the files it may " +
@@ -226,7 +232,8 @@ object SiltSettings {
     "serve Delta Lake's names (format(\"delta\"), USING delta, delta.`path`, catalog tables of provider delta) " +
       "when delta-spark is not on the classpath")
 
-  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency, DeleteSpeculativeRewrite,
+  val all: Seq[Setting[_]] = Seq(SkippingEnabled, CommitMaxAttempts, CommitRetryBackoffMs, RowLevelConcurrency,
+    RowLevelConcurrencyMaxCheckedRows, DeleteSpeculativeRewrite,
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, PostCommitHookThrowOnError,

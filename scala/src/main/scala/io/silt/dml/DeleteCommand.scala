@@ -19,7 +19,7 @@ final case class DeleteCommand(target: LogicalPlan, condition: Option[Expression
   override protected def execute(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)
-    txn.readRows(condition)
+    txn.readRows(condition, Some(RowProbes.condition(spark, t, condition)))
     if (candidates.isEmpty) return Seq(Row(0L))
     val wholeFiles = condition.forall(t.onlyPartitionColumns)
     if (wholeFiles) {

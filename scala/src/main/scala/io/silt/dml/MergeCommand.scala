@@ -56,12 +56,14 @@ final case class MergeCommand(
     val readCondition = if (notMatchedBySource.nonEmpty) None else targetOnly(condition, t).reduceLeftOption(And)
     val candidates = t.candidateFiles(readCondition)
     txn.readFiles(candidates)
-    // Any target row the condition allows may match a source row (with no target-only condition,
-    // any row): a concurrent commit adding such rows, say the same new key, conflicts.
-    txn.readRows(readCondition)
     val numbered = Project(source.output :+ Alias(MonotonicallyIncreasingID(), SourceIdColumn)(), source)
     val src = SparkInternals.dataFrame(spark, numbered).persist(StorageLevel.MEMORY_AND_DISK)
     try {
+      // Any target row the condition allows may match a source row (with no target-only condition,
+      // any row): a concurrent commit adding such rows, say the same new key, conflicts, unless none of
+      // its rows joins a source row (or is one a NOT MATCHED BY SOURCE clause changes).
+      txn.readRows(readCondition, Some(RowProbes.merge(spark, t, src.queryExecution.analyzed, condition,
+        notMatchedBySource.map(_.condition))))
       val sourceRows = src.count()
       val run = new MergeRun(spark, t, src.queryExecution.analyzed)
       val m = run.commit(txn, candidates, metrics => recordedAs.fold[Operation](Operation.Merge(condition.sql,

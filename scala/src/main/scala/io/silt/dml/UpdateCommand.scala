@@ -24,7 +24,7 @@ final case class UpdateCommand(target: LogicalPlan, assignments: Seq[Assignment]
     }
     val candidates = t.candidateFiles(condition)
     txn.readFiles(candidates)
-    txn.readRows(condition)
+    txn.readRows(condition, Some(RowProbes.condition(spark, t, condition)))
     if (candidates.isEmpty) return Seq(Row(0L))
     val useDvs = DeletionVectors.enabled(t.snapshot)
     val preimage = if (t.changeDataFeed) ChangeRows.preimage(columns, columns) else Nil

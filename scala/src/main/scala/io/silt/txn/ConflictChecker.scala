@@ -3,6 +3,7 @@ package io.silt.txn
 import io.silt.errors._
 import io.silt.actions._
 import io.silt.features._
+import io.silt.config.SiltSettings
 import io.silt.log._
 import io.silt.dv.DeletionVectorReader
 import io.silt.partition.{PartitionPredicates, PartitionValues}
@@ -24,6 +25,10 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
  * rows of that file too; then, if the concurrent commit only deleted other rows of it, the check
  * answers the file as that commit kept it, to be rebased on (row-level concurrency); a row deleted
  * by both still conflicts.
+ *
+ * With `maxCheckedRows`, a read that has a probe (`RowRead.probe`) conflicts with the added files its
+ * statistics cannot clear only if one of their rows matches it (read by the probe, at most that many rows
+ * a winning commit); past the bound, or without a probe, they conflict as in Delta Lake.
  */
 final class ConflictChecker(
     readSnapshot: Snapshot,
@@ -33,7 +38,9 @@ final class ConflictChecker(
     ownDomains: Set[String],
     level: IsolationLevel,
     timeZone: String,
-    dvs: DeletionVectorReader) extends PredicateHelper {
+    dvs: DeletionVectorReader,
+    maxCheckedRows: Option[Long] = None) extends PredicateHelper {
+  import ConflictChecker.unqualified
   private lazy val tablePath = readSnapshot.tablePath
   private lazy val partitionColumns = readSnapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
 
@@ -44,6 +51,7 @@ final class ConflictChecker(
   def check(winningVersion: Long, winning: Seq[Action], marked: Option[MarkedRows] = None): Map[String, Rebase] = {
     def conflict[E <: ConcurrentModificationException](make: String => E, what: String): Nothing =
       throw make(message(winningVersion, winning, what))
+    checked = 0L
 
     winning.foreach {
       case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
@@ -79,7 +87,10 @@ final class ConflictChecker(
       val matches = PartitionPredicates.matcher(readSet.partitionPredicates, readSnapshot.metadata.partitionSchema, timeZone)
       added.find(matches).foreach(appended(_, "partitions where " + readSet.partitionPredicates.map(unqualified).mkString(" AND ")))
     }
-    for ((p, mayHoldRows) <- rowMatchers; a <- added.find(mayHoldRows)) appended(a, s"rows where ${unqualified(p)}")
+    for ((read, mayHoldRows) <- rowMatchers) {
+      val mayHold = added.filter(mayHoldRows).toSeq
+      if (mayHold.nonEmpty) checkRows(read, mayHold, conflict(new ConcurrentAppendException(_), _))
+    }
     rows.flatMap(_.conflicts.headOption).foreach { case (_, why) => conflict(new ConcurrentDeleteReadException(_), why) }
     val rebases = rows.map(_.rebases).getOrElse(Map.empty[String, Rebase])
     val unsettled = rows.fold(removedRead)(r => removedRead -- r.settled)
@@ -89,6 +100,33 @@ final class ConflictChecker(
     if (removedOurs.nonEmpty) conflict(new ConcurrentDeleteDeleteException(_),
       s"removed files this transaction also removes: ${removedOurs.take(3).mkString(", ")}")
     rebases
+  }
+
+  /** Rows of added files the last check read to test them against a read's condition. */
+  def checkedRows: Long = checked
+  private var checked = 0L
+
+  /**
+   * Fails unless none of `files` (added, their statistics not ruling out the rows of `read`) holds such a
+   * row: by the read's probe where it has one and their rows are few enough to read, else at once.
+   */
+  private def checkRows(read: RowRead, files: Seq[AddFile], fail: String => Nothing): Unit = {
+    val where = s"rows where ${unqualified(read.condition)}"
+    val probe = read.probe.filter(_ => read.condition.deterministic)
+    (probe, maxCheckedRows) match {
+      case (Some(p), Some(max)) =>
+        val counts = files.map(_.numPhysicalRecords)
+        val rows = if (counts.forall(_.isDefined)) Some(counts.flatten.sum) else None
+        if (!rows.exists(_ <= max)) fail(s"added ${files.size} file(s) (${files.head.path}${partitionOf(files.head)}" +
+          s"${if (files.size > 1) ", …" else ""}) whose statistics do not rule out $where, which this transaction read; " +
+          s"testing ${rows.fold("their rows (of unknown number)")(n => s"their $n rows")} would read more than " +
+          s"${SiltSettings.RowLevelConcurrencyMaxCheckedRows.key} = $max rows, so the check was not made (no overlap " +
+          "was found). Raise the setting to have such commits checked row by row")
+        checked += rows.get
+        p.firstMatching(files).foreach(path => fail(s"added $path, which holds rows ${p.rows} (rows this transaction " +
+          "read, tested one by one)"))
+      case _ => fail(s"added ${files.head.path}${partitionOf(files.head)}, which may hold rows this transaction read ($where)")
+    }
   }
 
   /** The message of a conflict with the `winning` commit, saying what it did. */
@@ -149,17 +187,20 @@ final class ConflictChecker(
 
   private lazy val parseStats = FileStats.parserFor(readSnapshot.metadata)
 
-  /** Each read condition, with whether a file may hold rows matching it (from its partition values and statistics). */
-  private lazy val rowMatchers: Seq[(Expression, AddFile => Boolean)] = readSet.predicates.map { condition =>
-    val (onPartitions, onData) = splitConjunctivePredicates(condition)
+  /** Each read of rows, with whether a file may hold rows matching it (from its partition values and statistics). */
+  private lazy val rowMatchers: Seq[(RowRead, AddFile => Boolean)] = readSet.predicates.map { read =>
+    val (onPartitions, onData) = splitConjunctivePredicates(read.condition)
       .partition(_.references.forall(a => partitionColumns.contains(a.name.toLowerCase)))
     val inPartitions = PartitionPredicates.matcher(onPartitions, readSnapshot.metadata.partitionSchema, timeZone)
-    condition -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, parseStats(file.stats)))
+    read -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, parseStats(file.stats)))
   }
 
-  /** A condition as SQL, its columns without the table's name. */
-  private def unqualified(e: Expression): String = e.transform { case a: AttributeReference => a.withQualifier(Nil) }.sql
 
   private def partitionOf(a: AddFile): String =
     if (a.partitionValues.isEmpty) "" else a.partitionValues.map { case (k, v) => s"$k=$v" }.mkString(" (partition ", ", ", ")")
+}
+
+object ConflictChecker {
+  /** A condition as SQL, its columns without the table's name: how a conflict's message names a read. */
+  def unqualified(e: Expression): String = e.transform { case a: AttributeReference => a.withQualifier(Nil) }.sql
 }

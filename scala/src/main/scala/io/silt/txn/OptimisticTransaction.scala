@@ -101,10 +101,11 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   /**
    * Records that the rows matching `condition` were read (None: every row of the table): a
    * concurrent commit adding a file that may hold such a row (by its partition values and
-   * statistics) is a conflict.
+   * statistics) is a conflict. With row-level concurrency, `probe` tests the rows of such files
+   * instead: the commit conflicts only if one of them matches.
    */
-  def readRows(condition: Option[Expression]): Unit =
-    readSet = readSet.copy(predicates = readSet.predicates :+ condition.getOrElse(Literal.TrueLiteral))
+  def readRows(condition: Option[Expression], probe: Option[RowProbe] = None): Unit =
+    readSet = readSet.copy(predicates = readSet.predicates :+ RowRead(condition.getOrElse(Literal.TrueLiteral), probe))
 
   /**
    * Records that of the files read, this transaction depends on exactly the rows it marks deleted in
@@ -178,7 +179,10 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     }
     val level = if (changesData) TableProperties(metadata.configuration).isolationLevel else IsolationLevel.SnapshotIsolation
     val dvFiles = DeletionVectorFiles(spark, log.tablePath)
-    def checkerNow = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone, dvFiles)
+    val maxCheckedRows = Some(SiltSettings.RowLevelConcurrencyMaxCheckedRows(spark))
+      .filter(_ > 0 && SiltSettings.RowLevelConcurrency(spark))
+    def checkerNow = new ConflictChecker(readSnapshot.orNull, readSet, ownRemoves, ownTxns, ownDomains, level, timeZone, dvFiles,
+      maxCheckedRows)
     var checker = checkerNow
     lazy val marked = new MarkedRows(log.tablePath, actions, dvFiles)
     CommitPause.beforeCommit(log.tablePath, op(kept).name)
@@ -192,6 +196,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     var rowIdMark = readSnapshot.flatMap(s => RowTracking.highWaterMark(s.domains.values))
     var version = readVersion + 1
     var attempt = 1
+    var checkedRows = 0L
     while (true) {
       val now = CommitClock.now()
       // strictly after the commit before, even when this machine's clock is behind it
@@ -203,7 +208,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
         case other => other
       }
       val attemptBody = if (assignsRowIds) RowTracking.assign(stampedBody, rowIdMark, version) else stampedBody
-      val info = CommitInfo(commitInfoJson(op(kept), isBlindAppend, level, inCommit.getOrElse(now), inCommit))
+      val info = CommitInfo(commitInfoJson(op(kept), isBlindAppend, level, inCommit.getOrElse(now), inCommit, checkedRows))
       val lines = (info +: attemptBody).map(ActionCodec.toJson)
       if (log.store.writeIfAbsent(FileNames.commitPath(log.logPath, version), lines)) {
         committed = true
@@ -235,6 +240,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
         }
       }
       val rebases = checker.check(version, winning, Some(marked).filter(_ => readSet.onlyMarkedRows))
+      checkedRows += checker.checkedRows
       if (rebases.nonEmpty) {
         marked.rebase(rebases, rowMover, dvFiles, System.currentTimeMillis(),
           what => throw new ConcurrentDeleteReadException(checker.message(version, winning, what)))
@@ -273,7 +279,7 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
   }
 
   private def commitInfoJson(op: Operation, isBlindAppend: Boolean, level: IsolationLevel, timestamp: Long,
-      inCommitTimestamp: Option[Long]) = {
+      inCommitTimestamp: Option[Long], checkedRows: Long) = {
     val o = ActionCodec.mapper.createObjectNode()
     o.put("timestamp", timestamp)
     inCommitTimestamp.foreach(o.put("inCommitTimestamp", _))
@@ -285,6 +291,8 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
     o.put("isBlindAppend", isBlindAppend)
     val metrics = o.putObject("operationMetrics")
     op.metrics.toSeq.sortBy(_._1).foreach { case (k, v) => metrics.put(k, v.toString) }
+    // Silt's own: rows of concurrent commits' files read to tell that none was one this commit read.
+    if (checkedRows > 0) metrics.put(OptimisticTransaction.ConflictCheckedRowsMetric, checkedRows.toString)
     op.userMetadata.orElse(SiltSettings.UserMetadata.option(spark)).foreach(o.put("userMetadata", _))
     o.put("engineInfo", s"Silt/${SiltVersion.Version} Apache-Spark/${spark.version}")
     o.put("txnId", UUID.randomUUID().toString)
@@ -299,6 +307,9 @@ final case class YieldingGroup(reads: Seq[AddFile], actions: Seq[Action])
 final case class YieldedCommit(version: Long, kept: Seq[YieldingGroup])
 
 object OptimisticTransaction {
+  /** The operation metric counting the rows of concurrent commits' new files a commit read to rule out a conflict. */
+  val ConflictCheckedRowsMetric = "numConflictCheckedRows"
+
   /** Waits before retry number `retry` (from 1): `baseMs` doubled per retry up to 1024 times, less up to half at random. */
   private[txn] def backoff(baseMs: Long, retry: Int): Unit = if (baseMs > 0) {
     val full = if (baseMs >= (Long.MaxValue >> 11)) Long.MaxValue >> 1 else baseMs << math.min(retry - 1, 10)
