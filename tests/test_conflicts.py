@@ -42,7 +42,7 @@ def test_two_upserts_of_the_same_new_key_never_both_commit(spark, tmp_path, dvs,
     error = concurrently(spark, p, lambda: spark.sql(upsert).collect(), lambda: spark.sql(upsert).collect())
     assert isinstance(error, silt.ConcurrentAppendException), error
     assert isinstance(error, silt.ConcurrentModificationException)
-    assert "a concurrent MERGE (version 2)" in str(error) and "rows where true" in str(error)
+    assert "a concurrent MERGE (version 2)" in str(error) and "that a source row of this MERGE joins" in str(error)
     got = ids(spark, p)
     assert got[5000] == 1 and sum(got.values()) == 1001
     # retried, the upsert now matches the row the other one inserted

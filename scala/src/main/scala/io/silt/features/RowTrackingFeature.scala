@@ -1,6 +1,6 @@
 package io.silt.features
 
-import io.silt.actions.{Action, AddFile}
+import io.silt.actions.{Action, AddFile, Metadata, Protocol}
 import io.silt.errors.InvalidTableOperationException
 import io.silt.features.FeatureKind.Writer
 import io.silt.features.FeatureSupport.ReadWrite
@@ -26,6 +26,12 @@ object RowTrackingFeature extends Feature("rowTracking", Writer, ReadWrite) {
     val turnedOn = RowTracking.enabled(c.protocol, c.metadata) && c.previous.exists(p => !TableProperties(p.configuration).rowTracking)
     if (turnedOn) RowTracking.backfill(c.liveFiles(), c.actions) else Nil
   }
+
+  override def preparedMetadata(p: Protocol, m: Metadata): Metadata = RowTracking.withColumnNames(p, m)
+
+  // Fresh ids go above the mark of the commits before this attempt, whichever won the race.
+  override def atAttempt(a: CommitAttempt): CommitAttempt = if (!RowTracking.assigning(a.protocol, a.metadata)) a
+    else a.copy(actions = RowTracking.assign(a.actions, RowTracking.highWaterMark(a.domains.values), a.version))
 
   override def checkCommit(c: PendingCommit): Unit = RowTracking.materializedColumns(c.metadata).foreach { cols =>
     cols.names.find(n => c.metadata.schema.exists(_.name.equalsIgnoreCase(n))).foreach { n =>

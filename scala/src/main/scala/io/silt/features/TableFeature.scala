@@ -1,6 +1,6 @@
 package io.silt.features
 
-import io.silt.actions.{Action, AddFile, Metadata, Protocol}
+import io.silt.actions.{Action, AddFile, DomainMetadata, Metadata, Protocol}
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 /** Who must understand a table feature: writers only, or readers as well. */
@@ -58,6 +58,17 @@ final case class PendingCommit(tablePath: String, previous: Option[Metadata], me
 }
 
 /**
+ * One attempt to write a commit as `version`, as a feature's per-attempt part sees and changes it: its
+ * actions, the protocol and metadata it leaves and the previous metadata (None: a new table), the
+ * table's metadata domains as of the version before it (the read snapshot's, then each winning commit's),
+ * the clock's time, the previous commit's time (read only when asked), and the commit's in-commit
+ * timestamp once a feature has stamped it.
+ */
+final case class CommitAttempt(version: Long, actions: Seq[Action], protocol: Protocol, metadata: Metadata,
+    previous: Option[Metadata], domains: Map[String, DomainMetadata], now: Long, previousCommitTime: () => Long,
+    inCommitTimestamp: Option[Long] = None)
+
+/**
  * One Delta table feature: its name and kind, what Silt does with it, the legacy protocol
  * versions that imply it, the features it needs, when a table needs it, and the rules it adds
  * to a commit. [[TableFeatures.all]] lists them; the protocol, the transaction and the readers
@@ -86,6 +97,13 @@ trait TableFeature {
   def dropRefusal: String = "Delta Lake does not let this feature be dropped"
   /** Refuses, before anything is written, a commit that breaks this feature's rules; called on every commit. */
   def checkCommit(c: PendingCommit): Unit = ()
+  /** The metadata a commit leaves, with what this feature keeps in it (names it gives); called once per commit, first. */
+  def preparedMetadata(p: Protocol, m: Metadata): Metadata = m
+  /**
+   * The attempt as this feature writes it: what depends on the version or on the commits that won before it
+   * (a timestamp, fresh row ids); called at each attempt, in [[TableFeatures.all]]'s order.
+   */
+  def atAttempt(a: CommitAttempt): CommitAttempt = a
 
   final def isReaderWriter: Boolean = kind == FeatureKind.ReaderWriter
 }

@@ -87,9 +87,13 @@ final class ConflictChecker(
       val matches = PartitionPredicates.matcher(readSet.partitionPredicates, readSnapshot.metadata.partitionSchema, timeZone)
       added.find(matches).foreach(appended(_, "partitions where " + readSet.partitionPredicates.map(unqualified).mkString(" AND ")))
     }
+    // A file given back with more rows deleted holds rows that were there when this transaction read: the
+    // checks of files read decide, and as in Delta Lake its statistics here (no probe reads it).
+    def regrown(a: AddFile) = removes.get(TablePaths.canonical(tablePath, a.path)).exists(onlyDeletesRows(_, a))
     for ((read, mayHoldRows) <- rowMatchers) {
-      val mayHold = added.filter(mayHoldRows).toSeq
-      if (mayHold.nonEmpty) checkRows(read, mayHold, conflict(new ConcurrentAppendException(_), _))
+      val (old, fresh) = added.filter(mayHoldRows).toSeq.partition(regrown)
+      old.headOption.foreach(appended(_, s"rows where ${unqualified(read.condition)}"))
+      if (fresh.nonEmpty) checkRows(read, fresh, conflict(new ConcurrentAppendException(_), _))
     }
     rows.flatMap(_.conflicts.headOption).foreach { case (_, why) => conflict(new ConcurrentDeleteReadException(_), why) }
     val rebases = rows.map(_.rebases).getOrElse(Map.empty[String, Rebase])
@@ -123,8 +127,8 @@ final class ConflictChecker(
           s"${SiltSettings.RowLevelConcurrencyMaxCheckedRows.key} = $max rows, so the check was not made (no overlap " +
           "was found). Raise the setting to have such commits checked row by row")
         checked += rows.get
-        p.firstMatching(files).foreach(path => fail(s"added $path, which holds rows ${p.rows} (rows this transaction " +
-          "read, tested one by one)"))
+        p.firstMatching(files).foreach(path => fail(s"added $path${files.find(_.path == path).fold("")(partitionOf)}, " +
+          s"which holds rows ${p.rows} (rows this transaction read, tested one by one)"))
       case _ => fail(s"added ${files.head.path}${partitionOf(files.head)}, which may hold rows this transaction read ($where)")
     }
   }
