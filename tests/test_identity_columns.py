@@ -1,6 +1,7 @@
 """Identity columns: values generated for rows that leave the column out (INSERT, DataFrame appends,
 MERGE inserts), unique and above the high-water mark kept in the schema; ALWAYS refuses given
-values, no identity value is updated; concurrent writers conflict rather than repeat a value."""
+values, no identity value is updated; concurrent writers conflict rather than repeat a value, and a
+writer that generates none builds on one that did."""
 import json
 from pathlib import Path
 
@@ -98,9 +99,39 @@ def test_concurrent_identity_writers_conflict_rather_than_repeat_values(spark, t
     err = concurrently(spark, p, lambda: spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('first')"),
                        lambda: spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('second')"))
     assert isinstance(err, silt.errors.MetadataChangedException), err
+    assert "same high-water mark" in str(err), err
     assert [tuple(r) for r in spark.sql(f"SELECT id, v FROM silt.`{p}`").collect()] == [(1, "second")]
     spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('again')")
     assert values(spark, p) == [1, 2]
+
+
+def commit_info(path, version):
+    line = next(x for x in Path(path, "_delta_log", f"{version:020d}.json").read_text().splitlines() if '"commitInfo"' in x)
+    return json.loads(line)["commitInfo"]
+
+
+@pytest.mark.parametrize("paused", [
+    "DELETE FROM silt.`{p}` WHERE v = 'b'",
+    "UPDATE silt.`{p}` SET v = 'x' WHERE v = 'c'",
+    pytest.param("MERGE INTO silt.`{p}` t USING (SELECT 'a' AS v) s ON t.v = s.v WHEN MATCHED THEN UPDATE SET v = 'm'",
+                 marks=pytest.mark.full),
+])
+def test_a_writer_generating_no_identity_values_builds_on_one_that_did(spark, tmp_path, paused):
+    # As in Delta Lake: the winner's metadata moved only the identity mark, and the paused statement changes no metadata.
+    p = str(tmp_path / "t")
+    spark.sql(f"CREATE TABLE silt.`{p}` (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING silt "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('a'), ('b'), ('c')")
+    err = concurrently(spark, p, lambda: spark.sql(paused.format(p=p)).collect(),
+                       lambda: spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('d'), ('e')"))
+    assert err is None, err
+    assert values(spark, p) == ([1, 3, 4, 5] if "DELETE" in paused else [1, 2, 3, 4, 5])
+    assert schema_field(p, "id")["metadata"]["delta.identity.highWaterMark"] == 5
+    # the winner's commit carries Delta Lake's tag, so that Delta Lake's writers build on it too
+    assert commit_info(p, 2)["tags"] == {"delta.identity.schemaUpdate": "true"}
+    assert "tags" not in commit_info(p, 3)
+    spark.sql(f"INSERT INTO silt.`{p}` (v) VALUES ('f')")
+    assert max(values(spark, p)) == 6
 
 
 @pytest.mark.full  # second tier; the smoke tests here stay in make test

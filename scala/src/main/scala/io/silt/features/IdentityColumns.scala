@@ -1,5 +1,6 @@
 package io.silt.features
 
+import io.silt.actions.Metadata
 import io.silt.errors.InvalidTableOperationException
 import org.apache.spark.sql.types.{LongType, MetadataBuilder, StructField, StructType}
 
@@ -40,6 +41,21 @@ object IdentityColumns {
     if (step == 0) throw new InvalidTableOperationException(s"identity column ${f.name} cannot have a step of 0")
     f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).putLong(Start, start).putLong(Step, step)
       .putBoolean(AllowExplicitInsert, allowExplicitInsert).build())
+  }
+
+  /** The commitInfo tag Delta Lake writes on a commit whose metadata change is only identity columns' marks. */
+  val OnlyMarksTag = "delta.identity.schemaUpdate"
+
+  /**
+   * Whether `after` differs from `before` in identity columns' high-water marks alone: what a write that
+   * generated identity values commits, and what a concurrent transaction that changes no metadata may build on.
+   */
+  def onlyMarksChanged(before: Metadata, after: Metadata): Boolean = before != after && {
+    def unmarked(m: Metadata) = m.copy(schemaString = StructType(m.schema.fields.map { f =>
+      if (!f.metadata.contains(HighWaterMark)) f
+      else f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata).remove(HighWaterMark).build())
+    }).json)
+    unmarked(before) == unmarked(after)
   }
 
   /** `schema` with each identity column's mark moved to the value `marks` gives it (by column name). */

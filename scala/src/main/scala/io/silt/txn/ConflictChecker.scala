@@ -39,7 +39,8 @@ final class ConflictChecker(
     level: IsolationLevel,
     timeZone: String,
     dvs: DeletionVectorReader,
-    maxCheckedRows: Option[Long] = None) extends PredicateHelper {
+    maxCheckedRows: Option[Long] = None,
+    changesMetadata: Boolean = true) extends PredicateHelper {
   import ConflictChecker.unqualified
   private lazy val tablePath = readSnapshot.tablePath
   private lazy val partitionColumns = readSnapshot.metadata.partitionColumns.map(_.toLowerCase).toSet
@@ -55,6 +56,12 @@ final class ConflictChecker(
 
     winning.foreach {
       case _: Protocol => conflict(new ProtocolChangedException(_), "changed the table's protocol")
+      // As in Delta Lake, a winner that only moved identity columns' marks (it generated values) is built on by a
+      // transaction that changes no metadata; one that generated values too would repeat the winner's.
+      case m: Metadata if IdentityColumns.onlyMarksChanged(readSnapshot.metadata, m) =>
+        if (changesMetadata) conflict(new MetadataChangedException(_), "generated identity column values (its metadata " +
+          "moved their high-water marks), and this transaction changes the metadata too: if it generated values, they " +
+          "came from the same high-water mark and would repeat the winner's")
       case _: Metadata => conflict(new MetadataChangedException(_), "changed the table's metadata (schema, partitioning or properties)")
       // As in Delta, row tracking's domain (its high-water mark) would be reconciled, not contested.
       case d: DomainMetadata if ownDomains(d.domain) && d.domain != RowTracking.Domain =>

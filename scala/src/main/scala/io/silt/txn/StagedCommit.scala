@@ -159,7 +159,7 @@ private[txn] final class StagedCommit(in: CommitInput, common: Seq[Action], grou
       .filter(_ > 0 && SiltSettings.RowLevelConcurrency(spark))
     new ConflictChecker(readSnapshot.orNull, readSet, own { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) },
       own { case t: SetTransaction => t.appId }, own { case d: DomainMetadata => d.domain }, level, timeZone, dvFiles,
-      maxCheckedRows)
+      maxCheckedRows, changesMetadata = newMetadata.isDefined || newProtocol.isDefined)
   }
 
   /**
@@ -197,6 +197,9 @@ private[txn] final class StagedCommit(in: CommitInput, common: Seq[Action], grou
     // Silt's own: rows of concurrent commits' files read to tell that none was one this commit read.
     if (checkedRows > 0) metrics.put(OptimisticTransaction.ConflictCheckedRowsMetric, checkedRows.toString)
     op.userMetadata.orElse(SiltSettings.UserMetadata.option(spark)).foreach(o.put("userMetadata", _))
+    // Delta Lake's mark of a metadata change that only moves identity marks: its writers build on such a commit.
+    if (newProtocol.isEmpty && newMetadata.exists(m => readSnapshot.exists(s => IdentityColumns.onlyMarksChanged(s.metadata, m))))
+      o.putObject("tags").put(IdentityColumns.OnlyMarksTag, "true")
     o.put("engineInfo", s"Silt/${SiltVersion.Version} Apache-Spark/${spark.version}")
     o.put("txnId", UUID.randomUUID().toString)
     o
