@@ -141,25 +141,32 @@ class Writer:
             listed = ", ".join(map(str, batch))
             if self.name == "delete":
                 return f"DELETE FROM {self.table} WHERE {mine} AND id IN ({listed})", lambda: self.deleted.update(batch)
-
-            def record():
-                for i in batch:
-                    self.updated[i] = self.updated.get(i, 0) + 1
-            return f"UPDATE {self.table} SET v = v + 1 WHERE {mine} AND id IN ({listed})", record
+            return self.update(f"{mine} AND id IN ({listed})", batch)
         existing = self.ids_of_slice(self.slice // 2, 0, self.rows)
         new = []
         while len(new) < self.slice - len(existing):
             if hash_slice(self.next_new) == self.k:
                 new.append(self.next_new)
             self.next_new += 1
+        return self.merge(n, existing + new, f"pmod(hash(t.id), 4) = {self.k}")
+
+    def update(self, where, ids):
+        """An UPDATE adding 1 to v of `ids` (selected by `where`), and how to record it."""
+        def record():
+            for i in ids:
+                self.updated[i] = self.updated.get(i, 0) + 1
+        return f"UPDATE {self.table} SET v = v + 1 WHERE {where}", record
+
+    def merge(self, n, ids, slice_condition):
+        """The n-th MERGE: `ids` set to v = n + 1, updated or inserted; the ON condition names the writer's slice."""
         value = n + 1
-        source = ", ".join(f"({i})" for i in existing + new)
+        source = ", ".join(f"({i})" for i in ids)
 
         def record():
-            for i in existing + new:
+            for i in ids:
                 self.merged[i] = value
         return (f"MERGE INTO {self.table} t USING (SELECT col1 AS id, {value}L AS v FROM VALUES {source}) s "
-                f"ON t.id = s.id AND pmod(hash(t.id), 4) = {self.k} WHEN MATCHED THEN UPDATE SET v = s.v "
+                f"ON t.id = s.id AND {slice_condition} WHEN MATCHED THEN UPDATE SET v = s.v "
                 "WHEN NOT MATCHED THEN INSERT *"), record
 
     def statement(self, n):
@@ -170,11 +177,7 @@ class Writer:
         if self.name.startswith("update"):
             a = self.rng.randrange(self.start, top - self.slice)
             b = a + self.slice - 1
-
-            def record():
-                for i in range(a, b + 1):
-                    self.updated[i] = self.updated.get(i, 0) + 1
-            return f"UPDATE {self.table} SET v = v + 1 WHERE id BETWEEN {a} AND {b}", record
+            return self.update(f"id BETWEEN {a} AND {b}", range(a, b + 1))
         if self.name == "delete":
             a = self.rng.randrange(self.start, top - self.slice // 10)
             b = a + self.slice // 10 - 1
@@ -182,15 +185,7 @@ class Writer:
         existing = self.rng.sample(range(self.start, top), self.slice // 2)
         new = list(range(self.next_new, self.next_new + self.slice - len(existing)))
         self.next_new += len(new)
-        value = n + 1
-        source = ", ".join(f"({i})" for i in existing + new)
-
-        def record():
-            for i in existing + new:
-                self.merged[i] = value
-        return (f"MERGE INTO {self.table} t USING (SELECT col1 AS id, {value}L AS v FROM VALUES {source}) s "
-                f"ON t.id = s.id AND t.id >= {self.start} WHEN MATCHED THEN UPDATE SET v = s.v "
-                "WHEN NOT MATCHED THEN INSERT *"), record
+        return self.merge(n, existing + new, f"t.id >= {self.start}")
 
     def run(self):
         try:

@@ -140,8 +140,10 @@ def concurrent_dml(r):
         top = max(off["per_writer"], key=lambda n: off["per_writer"][n]["committed"])
         return (f"{what}: Silt commits {silt['commits_per_minute']:.1f} statements a minute with "
                 f"{silt['failed_attempts']} failed attempts of {attempts(silt)}; {pct(silt['rebased_share'])} of its "
-                f"commits lost a race and were rebased on the winner, reading "
-                f"{silt['checked_rows_per_commit']:.0f} rows of the winners' new files a commit to rule out a conflict. "
+                f"commits lost a race and were rebased on the winner, " +
+                (f"reading {silt['checked_rows_per_commit']:.0f} rows of the winners' new files a commit to rule out a "
+                 "conflict. " if silt["conflict_checked_rows"] else "the winners' new files ruled out by their statistics "
+                 "alone. ") +
                 f"The reference Delta Lake commits {ref['commits_per_minute']:.1f} a minute and fails "
                 f"{pct(ref['failed_share'])} of its {attempts(ref)} attempts "
                 f"({silt['commits_per_minute'] / ref['commits_per_minute']:.1f}x the reference's rate); Silt without "
@@ -150,7 +152,10 @@ def concurrent_dml(r):
                 f"{pct(off['failed_share'])} of its attempts.")
     holds = ranges["all_models_hold"] and hashed["all_models_hold"]
     text = (f"On one {count(r['rows'])}-row table with deletion vectors, {len(row['per_writer'])} writers "
-            f"({writers}) for {r['seconds']:.0f} s. " + sentence(ranges, "On disjoint key ranges") + " " +
+            f"({writers}) for {r['seconds']:.0f} s, each statement run again until it commits (a failed attempt: "
+            "a statement that raised a conflict and was run again from the start; a rebased commit: one that lost "
+            "the race for its version inside the engine and committed on top of the winner without failing). " +
+            sentence(ranges, "On disjoint key ranges") + " " +
             sentence(hashed, "On slices by hash(id) % 4, which file statistics cannot separate") +
             f" The table matched a model of the committed statements in {'every run' if holds else 'not every run'}.")
     return para(text)

@@ -168,3 +168,18 @@ def test_without_row_level_concurrency_statistics_decide_as_in_delta(spark, tmp_
     finally:
         spark.conf.unset("spark.silt.rowLevelConcurrency.enabled")
     assert isinstance(error, silt.ConcurrentModificationException), error
+
+
+def test_serializable_judges_a_blind_append_by_its_rows(spark, tmp_path):
+    # Under Serializable a blind append counts where the paused DELETE read: by its rows, not its statistics.
+    delete = "DELETE FROM silt.`{t}` WHERE id % 4 = 0"
+    insert = "INSERT INTO silt.`{t}` VALUES ({i}, 0, 'z', 'new')"
+    p, error = race(spark, tmp_path, delete, insert.format(t="{t}", i=5), level="Serializable")
+    assert error is None, error
+    assert rows_of(spark, p) == serially(spark, str(tmp_path / "model"), False, insert.format(t="{t}", i=5), delete)
+    p2 = str(tmp_path / "t2")
+    table(spark, p2, False, "Serializable")
+    error = concurrently(spark, p2, lambda: spark.sql(delete.format(t=p2)).collect(),
+                         lambda: spark.sql(insert.format(t=p2, i=8)).collect())
+    assert isinstance(error, silt.ConcurrentAppendException), error
+    assert "tested one by one" in str(error)

@@ -206,7 +206,6 @@ final class ConflictChecker(
     read -> ((file: AddFile) => inPartitions(file) && DataSkipping.mayMatch(onData, parseStats(file.stats)))
   }
 
-
   private def partitionOf(a: AddFile): String =
     if (a.partitionValues.isEmpty) "" else a.partitionValues.map { case (k, v) => s"$k=$v" }.mkString(" (partition ", ", ", ")")
 }
