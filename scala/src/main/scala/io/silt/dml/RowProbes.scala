@@ -45,8 +45,8 @@ object RowProbes {
   private final class TargetProbe(spark: SparkSession, t: DmlTarget, override val rows: String,
       matching: LogicalPlan => LogicalPlan) extends RowProbe {
     override def firstMatching(files: Seq[AddFile]): Option[String] = if (files.isEmpty) None else {
-      val rows = RowChanges.targetWithRowIds(t.scanOf(spark, files))
-      val plan = Limit(Literal(1), Project(Seq(rows.path), matching(rows.plan)))
+      val target = RowChanges.targetWithRowIds(t.scanOf(spark, files))
+      val plan = Limit(Literal(1), Project(Seq(target.path), matching(target.plan)))
       val byUri = files.map(a => t.snapshot.filePath(a).toUri.toString -> a.path).toMap
       SparkInternals.dataFrame(spark, plan).collect().headOption.map(r => String.valueOf(r.get(0)))
         .map(uri => byUri.getOrElse(uri, uri))

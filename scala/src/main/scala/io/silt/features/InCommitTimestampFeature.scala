@@ -6,7 +6,7 @@ import io.silt.features.FeatureSupport.ReadWrite
 
 /**
  * In-commit timestamps (`delta.enableInCommitTimestamps`): each commit's time in its first
- * `commitInfo` (written by `txn.OptimisticTransaction` from the attempt's stamp), strictly increasing;
+ * `commitInfo` (written by `txn.StagedCommit` from the attempt's stamp), strictly increasing;
  * time travel, history, the change feed and streams read it (`log.CommitRange`).
  */
 object InCommitTimestampFeature extends Feature("inCommitTimestamp", Writer, ReadWrite) {

@@ -13,7 +13,7 @@ final case class MaterializedRowColumns(rowId: String, rowCommitVersion: String)
 /**
  * Row tracking's rules (the `rowTracking` feature): which tables assign row ids, the high-water
  * mark domain, the hidden column names, and the assignment of fresh ids to the files a commit
- * adds. The transaction assigns at each attempt (`txn.OptimisticTransaction`); scans read
+ * adds. Each commit attempt assigns them (`RowTrackingFeature.atAttempt`); scans read
  * `_metadata.row_id` / `row_commit_version` (`read.RowTrackingColumns`); DML and OPTIMIZE keep
  * them in the hidden columns (`write.RowTrackingWrites`).
  */
