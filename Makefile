@@ -214,7 +214,7 @@ test-full:
 # Two lanes side by side (each lane is run by test-second-tier, after its prerequisites): the second-tier
 # tests, and the rest with the fresh clone's test, so that the two end about together (both keep the
 # cores busy: measured, 2,100 s against 1,750 s with the clone's test in the first).
-SECOND_TIER_BESIDE := tests/test_fresh_clone.py
+SECOND_TIER_BESIDE := tests/test_fresh_clone.py tests/test_row_conflicts.py
 test-second-tier: build-all dist docs
 	$(MAKE) -j2 --output-sync=line test-second-tier-suite test-second-tier-rest
 
