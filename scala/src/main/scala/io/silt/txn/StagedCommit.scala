@@ -38,6 +38,7 @@ private[txn] final class StagedCommit(in: CommitInput, common: Seq[Action], grou
   private var actions: Seq[Action] = Nil
   private var fixed: Seq[Action] = Nil
   private def body = newProtocol.toSeq ++ newMetadata.toSeq ++ actions
+  private val changesMetadata = newMetadata.isDefined || newProtocol.isDefined
   private var level: IsolationLevel = IsolationLevel.SnapshotIsolation
   private var isBlindAppend = false
   private lazy val dvFiles = DeletionVectorFiles(spark, log.tablePath)
@@ -92,7 +93,7 @@ private[txn] final class StagedCommit(in: CommitInput, common: Seq[Action], grou
       case _ => true
     }
     // A commit that changes no data (OPTIMIZE, REORG) only needs what it read to still be there.
-    val changesData = newMetadata.isDefined || newProtocol.isDefined || actions.exists {
+    val changesData = changesMetadata || actions.exists {
       case a: AddFile => a.dataChange
       case r: RemoveFile => r.dataChange
       case _ => false
@@ -159,7 +160,7 @@ private[txn] final class StagedCommit(in: CommitInput, common: Seq[Action], grou
       .filter(_ > 0 && SiltSettings.RowLevelConcurrency(spark))
     new ConflictChecker(readSnapshot.orNull, readSet, own { case r: RemoveFile => TablePaths.canonical(log.tablePath, r.path) },
       own { case t: SetTransaction => t.appId }, own { case d: DomainMetadata => d.domain }, level, timeZone, dvFiles,
-      maxCheckedRows, changesMetadata = newMetadata.isDefined || newProtocol.isDefined)
+      maxCheckedRows, changesMetadata)
   }
 
   /**
