@@ -7,7 +7,7 @@
     python -m bench peers --help                     one benchmark's flags
 
 Names: optimize, dv, checkpoint_open, checkpoint_write, checkpoint_million, write, skipping, peers,
-commits
+commits, … lakehouse (bench/registry.py has them all)
 (`checkpoint` = the three checkpoint ones). Each benchmark runs in a child process, one at a time,
 writes bench/results/<name>.json and adds its rows to the table printed at the end. Scratch tables
 go to bench/results/tmp/ (ignored by git), removed at the end.

@@ -96,6 +96,12 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
+def geomean(xs):
+    """The geometric mean of positive numbers (times of queries, say); NaN for none."""
+    import math
+    return math.exp(sum(math.log(max(x, 1e-6)) for x in xs) / len(xs)) if xs else float("nan")
+
+
 def alternating(items, i):
     """`items` in order in even rounds and reversed in odd ones, so that no side always goes first."""
     items = list(items)

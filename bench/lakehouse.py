@@ -30,12 +30,10 @@ run 0 without OPTIMIZE.
     python -m bench lakehouse [--sf 1] [--rounds 3] [--queries all|q3,q7,…] [--autocompact]
 """
 import argparse
-import math
 from pathlib import Path
 
 from bench import tpcds
-from bench.common import REPO_ROOT, SCRATCH_DIR, measure_and_save, rm, say
-from bench.lakehouse_engine import geomean
+from bench.common import REPO_ROOT, SCRATCH_DIR, delta_package, geomean, measure_and_save, rm, say
 from bench.runner import call
 
 SCRATCH = SCRATCH_DIR / "lakehouse"
@@ -128,7 +126,7 @@ def summarize(args, meta, queries, out):
         e["series"] = series
         e["degradation_per_round"] = slope(series) / series[0] if len(series) > 1 and series[0] else None
         engines[name] = e
-    result = {"benchmark": "lakehouse", "sf": args.sf, "rounds": args.rounds, "queries": queries,
+    result = {"benchmark": "lakehouse", "reference": delta_package(), "sf": args.sf, "rounds": args.rounds, "queries": queries,
               "common_queries": common, "failed_queries": failed,
               "query_errors": {q: first_error(out, q) for q in failed},
               "rows": meta["rows"], "engines": engines,

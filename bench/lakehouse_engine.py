@@ -7,13 +7,12 @@ The floor runs the queries once over a copy of Silt's tables as loaded, read as 
 bench/lakehouse.py starts one such process per engine (bench/runner.py).
 """
 import hashlib
-import math
 import time
 from decimal import Decimal
 from pathlib import Path
 
 from bench import tpcds
-from bench.common import bench_session, link_copy, say, timed
+from bench.common import bench_session, geomean, link_copy, say, timed
 from bench.peers_engine import REFERENCE_CONF
 
 DATABASE = "tpcds"
@@ -135,10 +134,6 @@ def plan_facts(df):
     return {"broadcast_joins": plan.count("BroadcastHashJoin") + plan.count("BroadcastNestedLoopJoin"),
             "sort_merge_joins": plan.count("SortMergeJoin"), "shuffled_hash_joins": plan.count("ShuffledHashJoin"),
             "planning_ms": planning}
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(max(x, 1e-6)) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def location(spark, table):
