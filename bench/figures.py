@@ -46,6 +46,8 @@ FIGURES = (
     Figure("json-log", "docs/optimizations.md", ("json_log.json",), render.json_log),
     Figure("change-feed-merge", "docs/streaming.md", ("streaming.json",), render.change_feed_merge),
     Figure("s3-faults", "docs/reliability.md", ("s3_faults.json",), render.s3_faults),
+    Figure("lakehouse-summary", "README.md", ("lakehouse.json",), render.lakehouse_summary),
+    Figure("lakehouse", "docs/lakehouse.md", ("lakehouse.json",), render.lakehouse),
 )
 
 
@@ -154,6 +156,14 @@ def rewrite():
     return changed
 
 
+def draw_pictures():
+    """Draws the pictures the pages show from their result files (not compared by --check: a PNG's
+    bytes depend on the matplotlib that drew it)."""
+    from bench import lakehouse
+    if (RESULTS_DIR / "lakehouse.json").exists():
+        lakehouse.plot(load("lakehouse.json"), lakehouse.PLOT)
+
+
 def main(argv=None):
     """Rewrites the blocks, or with --check lists the stale ones and exits 1."""
     ap = argparse.ArgumentParser(prog="python -m bench.figures", description=__doc__.split("\n")[0])
@@ -167,6 +177,7 @@ def main(argv=None):
             print("run `python -m bench.figures` to regenerate them from bench/results/")
         return 1 if found else 0
     changed = rewrite()
+    draw_pictures()
     print("rewritten: " + (", ".join(changed) if changed else "nothing (every block is current)"))
     rest = problems()
     for p in rest:

@@ -351,3 +351,79 @@ def s3_faults(r):
                 f"from its checkpoint.")
     return head + "\n\n" + table(["faults", "requests", "injected", "acked / failed / unknown", "held",
                                   "most sends", "time"], rows)
+
+
+# ---- lakehouse ------------------------------------------------------------------------------
+
+def lakehouse_phases(r):
+    """The phases in the order they ran (a result file keeps its keys sorted)."""
+    out = ["load", "run 0"]
+    for i in range(1, r["rounds"] + 1):
+        out += [f"maintenance {i}", f"run {i}"]
+    return out + ["optimize", "final run", "time travel"]
+
+
+def lakehouse(r):
+    """TPC-DS loaded, queried and maintained: each phase per engine, degradation, targets."""
+    ref = reference_name(r["reference"])
+    s, d = r["engines"]["silt"]["phases"], r["engines"]["delta"]["phases"]
+    floor = r["engines"].get("floor", {}).get("phases", {}).get("run 0")
+    n = len(r["common_queries"])
+    rows = []
+    for name in lakehouse_phases(r):
+        if name not in s or name not in d:
+            continue
+        a, b = s[name], d[name]
+        if "geomean_seconds" in a:
+            shown = n if name != "time travel" else len(a["queries"])
+            rows.append([f"{name}: {shown} queries, total (geometric mean)", f"{secs(a['seconds'])} ({secs(a['geomean_seconds'])})",
+                         f"{secs(b['seconds'])} ({secs(b['geomean_seconds'])})",
+                         f"{a['geomean_seconds'] / b['geomean_seconds']:.2f}"])
+        else:
+            files = f", {a['tables']['fact_files']:,} / {b['tables']['fact_files']:,} fact files after" if "tables" in a else ""
+            rows.append([f"{name}{files}", secs(a["seconds"]), secs(b["seconds"]), f"{a['seconds'] / b['seconds']:.2f}"])
+    if floor:
+        rows.append(["Parquet floor: run 0 over Silt's files as loaded, read as Parquet",
+                     f"{secs(floor['seconds'])} ({secs(floor['geomean_seconds'])})", "-",
+                     f"Silt {s['run 0']['geomean_seconds'] / floor['geomean_seconds']:.2f}x the floor"])
+    deg = lambda e: r["engines"][e]["degradation_per_round"]
+    verdicts = ", ".join(f"{k} {'met' if v['ok'] else 'missed'} ({v['value']:.3f} against <= {v['target']:.3f})"
+                         for k, v in r["targets"].items())
+    text = (f"Query time (geometric mean) changed by {100 * deg('silt'):+.1f}% of run 0 per round for Silt and "
+            f"{100 * deg('delta'):+.1f}% for the reference (least-squares slope over runs 0 to {r['rounds']}). ")
+    ac = r["engines"].get("silt_autocompact")
+    if ac:
+        last = f"maintenance {r['rounds']}"
+        same = ac["phases"][last]["tables"]["fact_files"] == s[last]["tables"]["fact_files"]
+        text += (f"Silt with auto compaction on and no OPTIMIZE: its slowest run took "
+                 f"{max(ac['series']) / ac['series'][0]:.2f}x its run 0 (geometric means "
+                 f"{', '.join(secs(x) for x in ac['series'])}), " +
+                 ("with nothing compacted: no table reached auto compaction's minimum of small files. " if same else
+                  f"its fact tables at {ac['phases'][last]['tables']['fact_files']:,} files after the rounds. "))
+    text += f"Targets: {verdicts}. "
+    text += ("Every query gave the same answer (rows and checksum) on both engines in every phase, and time "
+             "travel to the version before the rounds gave run 0's answers." if r["answers"]["agree"]
+             else f"Answers differed: {r['answers']['differences']}.")
+    out = [para(f"TPC-DS at scale factor {r['sf']:g} ({r['rows']['store_sales']:,} store_sales rows), "
+                f"{len(r['queries'])} queries, {r['rounds']} rounds of data maintenance; Silt and the reference {ref}, "
+                "each in its own JVM (`local[2]`, driver memory 4g), the same statements on the same generated "
+                "files (`bench/README.md` in the repository). Seconds; geometric means over the queries every "
+                "run answered; the last column is Silt's time over the reference's (below 1: Silt faster):"),
+           table(["phase", "Silt", ref, "Silt / reference"], rows), para(text)]
+    if r["failed_queries"]:
+        out.append(para("Left out of the means, as a run failed them: " +
+                        "; ".join(f"{q} ({r['query_errors'][q]})" for q in r["failed_queries"]) + "."))
+    return "\n\n".join(out)
+
+
+def lakehouse_summary(r):
+    """One paragraph of the lakehouse run for the README: each phase's ratio and the degradation."""
+    ratios = r["ratios"]
+    s, d = r["engines"]["silt"], r["engines"]["delta"]
+    runs = [k for k in ratios if k.endswith("(geometric mean)") and not k.startswith("time travel")]
+    lo, hi = min(ratios[k] for k in runs), max(ratios[k] for k in runs)
+    return para(f"On TPC-DS at scale factor {r['sf']:g}, {len(r['common_queries'])} queries and {r['rounds']} rounds of "
+                f"MERGE and DELETE maintenance, Silt loads in {ratios['load']:.2f}x the reference's time, maintains in "
+                f"{ratios['maintenance']:.2f}x, and runs the queries in {lo:.2f}x to {hi:.2f}x (geometric mean per run); "
+                f"its query time moves by {100 * s['degradation_per_round']:+.1f}% a round against the reference's "
+                f"{100 * d['degradation_per_round']:+.1f}% ([A lakehouse workload](docs/lakehouse.md)).")

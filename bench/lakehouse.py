@@ -230,6 +230,7 @@ def plot(result, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=110)
+    ticks = []
     labels = {"silt": "Silt", "delta": "Delta Lake (reference)", "silt_autocompact": "Silt, auto compaction"}
     for name, e in result["engines"].items():
         if name not in labels:
@@ -237,7 +238,8 @@ def plot(result, path):
         names = [f"run {i}" for i in range(len(e["series"]))] + (["final run"] if "final run" in e["phases"] else [])
         ys = [e["phases"][n]["geomean_seconds"] for n in names]
         ax.plot(range(len(ys)), ys, marker="o", label=labels[name])
-        ax.set_xticks(range(len(names)), [n.replace("run ", "r").replace("final r", "after OPTIMIZE") for n in names])
+        ticks = max(ticks, names, key=len)
+    ax.set_xticks(range(len(ticks)), [n.replace("final run", "after OPTIMIZE") for n in ticks])
     floor = result["engines"].get("floor", {}).get("phases", {}).get("run 0")
     if floor:
         ax.axhline(floor["geomean_seconds"], color="grey", linestyle=":", label="Parquet floor (run 0)")

@@ -98,7 +98,7 @@ def query_run(spark, name, queries, meta):
             df = spark.sql(meta["queries"][q])
             rows = df.collect()
         except Exception as e:  # a query this Spark cannot run: recorded, and left out of every comparison
-            out[q] = {"error": str(e).strip().splitlines()[0][:300]}
+            out[q] = {"error": error_text(e)}
             continue
         secs = time.perf_counter() - t0
         out[q] = dict(seconds=secs, rows=len(rows), checksum=checksum(rows), **plan_facts(df))
@@ -106,6 +106,13 @@ def query_run(spark, name, queries, meta):
     ok = [v["seconds"] for v in out.values() if "seconds" in v]
     say(f"    {name}: {total:.1f} s, {len(ok)} queries, geometric mean {geomean(ok):.3f} s")
     return {"phase": name, "seconds": total, "queries": out}
+
+
+def error_text(e):
+    """What failed: the JVM's exception (class and message) when there is one, not Py4J's "An error occurred"."""
+    java = getattr(e, "java_exception", None)
+    text = java.toString() if java is not None else str(e)
+    return text.strip()[:1000]
 
 
 def checksum(rows):

@@ -443,3 +443,17 @@ def test_copy_on_write_delete_in_one_pass_keeps_row_ids(spark, tmp_path):
     after = spark.read.format("silt").load(p).selectExpr("id", "_metadata.row_id").collect()
     assert len(after) == 7920 and all(before[r["id"]] == r["row_id"] for r in after)
     assert last_metrics(spark, p)["operationMetrics"]["numRemovedFiles"] == "8"
+
+
+@pytest.mark.parametrize("statement", [
+    "DELETE FROM silt.`{p}` WHERE id IN (SELECT id FROM silt.`{p}` WHERE day = 1)",
+    "UPDATE silt.`{p}` SET city = 'x' WHERE EXISTS (SELECT 1 FROM silt.`{p}` WHERE day = 2)"])
+def test_a_subquery_in_a_delete_or_update_condition_is_refused_by_deltas_class(spark, tmp_path, statement):
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=True, rows=30)
+    before = rows(spark, p)
+    with pytest.raises(Exception) as info:
+        spark.sql(statement.format(p=p))
+    assert info.value.getCondition() == "DELTA_UNSUPPORTED_SUBQUERY"
+    assert "Subqueries are not supported in the" in str(info.value) and "MERGE INTO" in str(info.value)
+    assert rows(spark, p) == before

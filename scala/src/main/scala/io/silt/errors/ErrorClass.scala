@@ -20,6 +20,7 @@ object ErrorClass {
   val TimestampBeforeFirstCommit: ErrorClass = delta("TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION", "42816")
   val TimestampAfterLatestCommit: ErrorClass = delta("TIMESTAMP_GREATER_THAN_COMMIT", "42816")
   val UnsupportedNestedFieldInUpdate: ErrorClass = delta("UNSUPPORTED_NESTED_FIELD_IN_UPDATE", "0AKDC")
+  val UnsupportedSubquery: ErrorClass = delta("UNSUPPORTED_SUBQUERY", "0AKDC")
   val ConflictSetColumn: ErrorClass = delta("CONFLICT_SET_COLUMN", "42701")
   val UnknownConfiguration: ErrorClass = delta("UNKNOWN_CONFIGURATION", "F0000")
   val TimeTravelBeyondRetention: ErrorClass = delta("UNSUPPORTED_TIME_TRAVEL_BEYOND_DELETED_FILE_RETENTION_DURATION", "0AKDC")
