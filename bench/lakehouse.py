@@ -85,10 +85,9 @@ def measure(args):
             engine, props, optimize = RUNS[name]
             say(f"  {name}:")
             out[name] = call("bench.lakehouse_engine:run", dict(
-                engine=engine, sf=args.sf, data=str(tpcds.data_dir(args.sf)), scratch=str(SCRATCH / name),
-                queries=queries, rounds=args.rounds if engine != "parquet" else 0, props=props or {},
-                optimize=optimize, floor_copy=str(floor_copy) if name == "silt" else None,
-                floor_source=str(floor_copy)), f"lakehouse-{name}")
+                engine=engine, sf=args.sf, scratch=str(SCRATCH / name), queries=queries,
+                rounds=args.rounds if engine != "parquet" else 0, props=props or {}, optimize=optimize,
+                floor_copy=str(floor_copy) if name in ("silt", "floor") else None), f"lakehouse-{name}")
     finally:
         rm(SCRATCH)
     return summarize(args, meta, queries, out)

@@ -21,11 +21,12 @@ TIME_TRAVEL_QUERIES = 8  # the first queries of the list, run again as of the ve
 
 
 def run(params):
-    """One engine's phases (params: engine, sf, data, scratch, queries, rounds, props, optimize,
-    floor_copy, floor_source); returns {phases: [...], load_versions, ...} for the parent."""
+    """One engine's phases (params: engine, sf, scratch, queries, rounds, props, optimize, floor_copy:
+    where Silt copies its tables as loaded and the floor reads them); returns {phases: [...],
+    load_versions} for the parent."""
     engine = params["engine"]
     meta = tpcds.generate(params["sf"])
-    data = Path(params["data"])
+    data = tpcds.data_dir(params["sf"])
     conf = dict(REFERENCE_CONF) if engine == "delta" else {}
     conf["spark.sql.autoBroadcastJoinThreshold"] = str(10 * 1024 * 1024)  # Spark's default, said out loud
     with bench_session(params["scratch"], engine="delta" if engine == "delta" else "silt", extra_conf=conf) as spark:
@@ -37,7 +38,7 @@ def run(params):
 def floor(spark, params, meta):
     """Run 0 over the floor's copy of Silt's tables as loaded, read as plain Parquet files."""
     for t in meta["tables"]:
-        spark.read.parquet(str(Path(params["floor_source"]) / t)).createOrReplaceTempView(t)
+        spark.read.parquet(str(Path(params["floor_copy"]) / t)).createOrReplaceTempView(t)
     warm_up(spark, params["queries"], meta)
     return {"phases": [query_run(spark, "run 0", params["queries"], meta)]}
 
@@ -50,7 +51,7 @@ def delta_engine(spark, params, meta, data):
     secs, per_table = timed(lambda: load(spark, meta, data, params["props"]))
     phases.append(dict(phase="load", seconds=secs, steps=per_table, tables=table_sizes(spark, meta)))
     versions = {t: latest_version(spark, t) for t in tpcds.FACTS}
-    if params.get("floor_copy"):
+    if params["engine"] == "silt" and params.get("floor_copy"):
         for t in meta["tables"]:
             link_copy(location(spark, t), Path(params["floor_copy"]) / t)
     warm_up(spark, params["queries"], meta)
