@@ -257,6 +257,67 @@ def test_merge_reads_only_target_files_the_on_condition_allows(spark, tmp_path, 
 
 
 @pytest.mark.parametrize("dvs", [True, False])
+def test_merge_reads_only_target_files_within_the_source_keys(spark, tmp_path, dvs):
+    # A target row whose key lies outside the source's range of that key joins no source row: files
+    # whose statistics lie outside it are not read, and the rows of the others still match.
+    p = str(tmp_path / "t")
+    make_table(spark, p, dvs=dvs, rows=600, files_per_day=2)  # per day: ids 0-299 and 300-599
+    def merge(data, on="t.id = s.id"):
+        spark.createDataFrame(data, "id long, day int, city string").createOrReplaceTempView("range_src")
+        m = spark.sql(f"MERGE INTO silt.`{p}` t USING range_src s ON {on} "
+                      "WHEN MATCHED THEN UPDATE SET city = s.city WHEN NOT MATCHED THEN INSERT *").first()
+        metrics = last_metrics(spark, p)["operationMetrics"] if m["num_affected_rows"] else None
+        return (m["num_updated_rows"], m["num_inserted_rows"]), metrics
+    counts, metrics = merge([(310, 1, "upd"), (330, 0, "upd"), (5000, 2, "new")])
+    assert counts == (2, 1)
+    assert (metrics["numTargetFilesBeforeSkipping"], metrics["numTargetFilesAfterSkipping"]) == ("6", "3")
+    assert metrics["numSourceRows"] == "3"
+    # new keys only: no target file is read, every row is inserted
+    counts, metrics = merge([(10_000, 1, "n1"), (10_001, 2, "n2")])
+    assert counts == (0, 2) and metrics["numTargetFilesAfterSkipping"] == "0"
+    # a key no source row has a value for matches nothing (NULL equals nothing)
+    counts, metrics = merge([(None, 1, "null")])
+    assert counts == (0, 1) and metrics["numTargetFilesAfterSkipping"] == "0"
+    # an empty source changes nothing and commits nothing
+    version = spark.sql(f"DESCRIBE HISTORY '{p}' LIMIT 1").first()["version"]
+    assert merge([])[0] == (0, 0)
+    assert spark.sql(f"DESCRIBE HISTORY '{p}' LIMIT 1").first()["version"] == version
+    # a string key and a key of another type (compared through a cast: no range) still match
+    counts, _ = merge([(1, 1, "c1"), (2, 2, "zz")], on="t.city = s.city AND t.id = cast(s.id AS int)")
+    assert counts == (1, 1)
+    got = rows(spark, p)
+    assert got[(310, 1, "upd")] == 1 and got[(330, 0, "upd")] == 1 and got[(5000, 2, "new")] == 1
+    assert got[(None, 1, "null")] == 1 and got[(1, 1, "c1")] == 1 and got[(2, 2, "zz")] == 1
+    assert got[(10_000, 1, "n1")] == 1 and sum(got.values()) == 600 + 5
+
+
+def test_merge_by_source_key_ranges_agrees_with_a_model(spark, tmp_path):
+    # Property: whatever the source's keys (old, new, NULL, beside the target's files' ranges), the
+    # MERGE gives the rows of the model, so the files its key ranges skip held no matching row.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    counter = iter(range(10**6))
+    keys = st.one_of(st.none(), st.integers(-20, 620), st.integers(990, 1010))
+    @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(source=st.lists(keys, max_size=12), dvs=st.booleans())
+    def check(source, dvs):
+        source = [k for n, k in enumerate(source) if k is None or k not in source[:n]]  # a row matches one source row at most
+        p = str(tmp_path / f"m{next(counter)}")
+        spark.sql(f"CREATE TABLE silt.`{p}` USING silt TBLPROPERTIES ('delta.enableDeletionVectors' = '{str(dvs).lower()}') "
+                  "AS SELECT id, 'old' AS city FROM range(0, 600, 1, 3) UNION ALL SELECT id, 'old' FROM range(1000, 1003)")
+        spark.createDataFrame([(k, f"s{n}") for n, k in enumerate(source)], "id long, city string") \
+            .createOrReplaceTempView("model_src")
+        spark.sql(f"MERGE INTO silt.`{p}` t USING model_src s ON t.id = s.id "
+                  "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+        target = list(range(0, 600)) + [1000, 1001, 1002]
+        by_key = {k: f"s{n}" for n, k in enumerate(source) if k is not None}
+        expected = Counter((i, by_key.get(i, "old")) for i in target)
+        expected.update((k, f"s{n}") for n, k in enumerate(source) if k is None or k not in target)
+        assert rows(spark, p) == expected
+    check()
+
+
+@pytest.mark.parametrize("dvs", [True, False])
 def test_merge_with_two_source_rows_for_one_target_row_fails_and_changes_nothing(spark, tmp_path, dvs):
     # Copy-on-write used to write the target row once per source row: a silent duplicate.
     p = str(tmp_path / "t")

@@ -51,32 +51,38 @@ final case class MergeCommand(
   }
 
   private def merge(spark: SparkSession, t: DmlTarget, txn: OptimisticTransaction): Seq[Row] = {
-    // A target row outside the ON condition's target-only conjuncts matches no source row, so
-    // unless a NOT MATCHED BY SOURCE clause may change it, its file need not be read.
-    val readCondition = if (notMatchedBySource.nonEmpty) None else targetOnly(condition, t).reduceLeftOption(And)
-    val candidates = t.candidateFiles(readCondition)
-    txn.readFiles(candidates)
     val numbered = Project(source.output :+ Alias(MonotonicallyIncreasingID(), SourceIdColumn)(), source)
     val src = SparkInternals.dataFrame(spark, numbered).persist(StorageLevel.MEMORY_AND_DISK)
     try {
+      val keys = MergeKeyRanges.of(src, condition, t.relation.outputSet, source.outputSet)
+      // A target row outside the ON condition's target-only conjuncts, or outside the source's key
+      // ranges, matches no source row, so unless a NOT MATCHED BY SOURCE clause may change it, its
+      // file need not be read.
+      val readCondition = if (notMatchedBySource.nonEmpty) None
+        else (targetOnly(condition, t) ++ keys.ranges).reduceLeftOption(And)
+      val candidates = if (notMatchedBySource.isEmpty && keys.matchNothing) Nil else t.candidateFiles(readCondition)
+      txn.readFiles(candidates)
       // Any target row the condition allows may match a source row (with no target-only condition,
       // any row): a concurrent commit adding such rows, say the same new key, conflicts, unless none of
       // its rows joins a source row (or is one a NOT MATCHED BY SOURCE clause changes).
       txn.readRows(readCondition, Some(RowProbes.merge(spark, t, src.queryExecution.analyzed, condition,
         notMatchedBySource.map(_.condition))))
-      val sourceRows = src.count()
-      val run = new MergeRun(spark, t, src.queryExecution.analyzed)
+      // Rows outside the key ranges go before the join (the ranges hold for every source row).
+      val run = new MergeRun(spark, t, src.queryExecution.analyzed, (condition +: keys.ranges).reduce(And))
       val m = run.commit(txn, candidates, metrics => recordedAs.fold[Operation](Operation.Merge(condition.sql,
         matched.map(describe), notMatched.map(describe), notMatchedBySource.map(describe), metrics ++ Map(
-          "numSourceRows" -> sourceRows,
+          "numSourceRows" -> keys.sourceRows,
           "numTargetFilesBeforeSkipping" -> t.snapshot.numFiles.toLong,
           "numTargetFilesAfterSkipping" -> candidates.size.toLong)))(_.operation(metrics)))
       Seq(Row(m.affected, m.updated, m.deleted, m.inserted))
     } finally src.unpersist()
   }
 
-  /** One execution of the MERGE over the cached, numbered source `src`. */
-  private final class MergeRun(spark: SparkSession, t: DmlTarget, src: LogicalPlan) {
+  /**
+   * One execution of the MERGE over the cached, numbered source `src`; `matching`: the ON condition
+   * and what it implies of the target's rows (the inner join's condition).
+   */
+  private final class MergeRun(spark: SparkSession, t: DmlTarget, src: LogicalPlan, matching: Expression) {
     private val tz = spark.sessionState.conf.sessionLocalTimeZone
     private val columns = t.relation.output
     private val sourceId = src.output.last
@@ -95,7 +101,7 @@ final case class MergeCommand(
     /** Commits the MERGE; `mergeOperation`: the operation committed, given its metrics in Delta Lake's names. */
     def commit(txn: OptimisticTransaction, candidates: Seq[AddFile], mergeOperation: Map[String, Long] => Operation): RowLevelMetrics = {
       val startedNs = System.nanoTime()
-      val matchesDf = frame(changes(joined(candidates, Inner, condition), extra = Seq(sourceId)))
+      val matchesDf = frame(changes(joined(candidates, Inner, matching), extra = Seq(sourceId)))
       // Copy-on-write rewrites files later, so only the columns that decide a row's change are read now.
       val matches = (if (useDvs) matchesDf else matchesDf.select(RowChanges.PathColumn, RowChanges.RowIndexColumn,
         RowChanges.ActionColumn, SourceIdColumn)).persist(StorageLevel.MEMORY_AND_DISK)
