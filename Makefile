@@ -38,7 +38,7 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-second-tier test-second-tier-suite test-second-tier-rest test-delta-defaults demo docs bench reliability fuzz clean
+.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-second-tier test-second-tier-suite test-second-tier-rest test-heavy test-heavy-suite test-heavy-versions test-delta-defaults demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
 # tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
@@ -206,28 +206,41 @@ test-beside-python: build
 	$(MAKE) test-scala test-versions test-wheel
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
-# delta-rs and DuckDB, reliability (soak, kill -9 trials, racing writers on S3), the corpus' expected
-# results derived again from delta-rs and the reference engine, the wheel, a fresh clone, the site.
+# delta-rs and DuckDB, the conflict matrix, the corpus' expected results derived again from delta-rs and
+# the reference engine, a fresh clone, the site; then its heavy part (test-heavy, below).
 test-full:
 	$(MAKE) -j2 -Otarget build-all
 	$(MAKE) test-second-tier
+	$(MAKE) test-heavy
 # Two lanes side by side (each lane is run by test-second-tier, after its prerequisites): the second-tier
 # tests, and the rest with the fresh clone's test, so that the two end about together (both keep the
 # cores busy: measured, 2,100 s against 1,750 s with the clone's test in the first).
 SECOND_TIER_BESIDE := tests/test_fresh_clone.py tests/test_row_conflicts.py
+# The heavy part of the second tier, in lanes of its own: reliability's kill trials and soak at CI's size, the
+# faulty-S3 trials, the wheel on every minor (pytest); the smoke subset on the other minors and the rest of
+# the core suite on the oldest. `.ci/run` runs it when the rest left it the time (see docs/development.md).
+SECOND_TIER_HEAVY  := tests/reliability tests/test_s3_faults.py tests/test_wheel.py
 test-second-tier: build-all dist docs
 	$(MAKE) -j2 --output-sync=line test-second-tier-suite test-second-tier-rest
 
 test-second-tier-suite:
-	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "full or slow" --durations=25 \
-	  $(foreach f,$(SECOND_TIER_BESIDE),--ignore=$(f)) \
-	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
+	  $(foreach f,$(SECOND_TIER_BESIDE) $(SECOND_TIER_HEAVY),--ignore=$(f))
 
 test-second-tier-rest:
 	$(PY) -m pytest $(SECOND_TIER_BESIDE) -q -p no:cacheprovider -m "full or slow" --durations=5
 	$(PY) tests/conformance/make_expected.py --check
 	$(MAKE) test-delta-defaults
+
+test-heavy: build-all dist
+	$(MAKE) -j2 --output-sync=line test-heavy-suite test-heavy-versions
+
+test-heavy-suite:
+	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
+	$(PY) -m pytest $(SECOND_TIER_HEAVY) -q -p no:cacheprovider -m "full or slow" --durations=10 \
+	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
+
+test-heavy-versions:
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
 	# the oldest minor: the rest of the core suite (make test ran its smoke subset) and its reference's tests
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" \

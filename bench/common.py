@@ -73,10 +73,10 @@ def bench_session(scratch, engine="silt", extra_conf=None, storage=None):
         rm(scratch)
 
 
-def measure_and_save(measure, scratch=None, storage=None):
+def measure_and_save(measure, scratch=None, storage=None, name=None):
     """Runs measure() (or measure(spark) in a fresh Silt session and scratch folder when `scratch`
     is given), saves its result with the total seconds and the environment
-    (bench/results/<benchmark>.json), and returns it."""
+    (bench/results/<name>.json, by default <benchmark>.json), and returns it."""
     t0 = time.perf_counter()
     env = environment()
     if scratch is None:
@@ -85,7 +85,7 @@ def measure_and_save(measure, scratch=None, storage=None):
         with bench_session(scratch, storage=storage) as spark:
             result = measure(spark)
     result["total_seconds"] = time.perf_counter() - t0
-    save_result(result, env)
+    save_result(result, env, name)
     return result
 
 
@@ -132,11 +132,11 @@ def folder_stats(path, pattern="*"):
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def save_result(result, env):
-    """Writes bench/results/<benchmark>.json (with the environment) and returns its path."""
+def save_result(result, env, name=None):
+    """Writes bench/results/<name>.json (by default <benchmark>.json, with the environment) and returns its path."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     result = dict(result, environment=env)
-    path = RESULTS_DIR / f"{result['benchmark']}.json"
+    path = RESULTS_DIR / f"{name or result['benchmark']}.json"
     path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     say(f"  -> {path}")
     return path

@@ -27,7 +27,7 @@ run 0's. Targets, in one run: Silt's load and maintenance <= 0.7x the reference'
 run <= 1.0x, degradation <= half the reference's; with auto compaction, every run within 1.1x of
 run 0 without OPTIMIZE.
 
-    python -m bench lakehouse [--sf 1] [--rounds 3] [--queries all|q3,q7,…] [--autocompact]
+    python -m bench lakehouse [--sf 1] [--rounds 3] [--queries all|q3,q7,…] [--autocompact] [--name lakehouse]
 """
 import argparse
 from pathlib import Path
@@ -57,6 +57,8 @@ def parser():
     ap.add_argument("--queries", default="all", help="'all', or names such as q3,q7,q42")
     ap.add_argument("--autocompact", action="store_true", help="also Silt with auto compaction and no OPTIMIZE")
     ap.add_argument("--plot", default=str(PLOT), help="where the picture of query time by round goes ('' for none)")
+    ap.add_argument("--name", default="lakehouse",
+                    help="the result's name: bench/results/<name>.json (another name keeps the full run's file)")
     return ap
 
 
@@ -255,7 +257,7 @@ def plot(result, path):
 def main(argv):
     """Runs the lakehouse benchmark; writes results/lakehouse.json (and the picture) and returns the result."""
     args = parser().parse_args(argv)
-    result = measure_and_save(lambda: measure(args))
+    result = measure_and_save(lambda: measure(args), name=args.name)
     if args.plot:
         plot(result, Path(args.plot))
     return result
