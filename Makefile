@@ -190,7 +190,7 @@ test-wheel: build
 
 # The DML, maintenance and streaming tests in a session that sets every Delta Lake setting the reference
 # registers to its default (but Silt's own settings under Delta's names): a Delta deployment's session.
-DELTA_DEFAULTS_TESTS := tests/test_dml.py tests/test_optimize.py tests/test_streaming.py tests/test_streaming_source.py \
+DELTA_DEFAULTS_TESTS := tests/test_dml.py tests/test_merge.py tests/test_optimize.py tests/test_streaming.py tests/test_streaming_source.py \
                         tests/test_table_utilities.py tests/test_checkpoints.py
 test-delta-defaults: build
 	SILT_DELTA_DEFAULTS=1 $(PY) -m pytest $(DELTA_DEFAULTS_TESTS) -q -p no:cacheprovider -m "not slow and not full and not server"
