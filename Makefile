@@ -99,7 +99,7 @@ $(VENVS)/dbt/.installed: python/pyproject.toml
 
 # The engine's sources: a jar is rebuilt (and sbt started) only when one of them changed.
 ENGINE_SOURCES := build.sbt $(shell find scala grammar project -type f -not -path '*/target/*' \
-                    \( -name '*.scala' -o -name '*.java' -o -name '*.g4' -o -name '*.properties' -o -name '*.tsv' -o -name 'repositories' \))
+                    \( -name '*.scala' -o -name '*.java' -o -name '*.g4' -o -name '*.properties' -o -name '*.tsv' -o -name '*.avsc' -o -name 'repositories' \))
 
 # The default minor's jar and the Python parser, both generated from grammar/SiltSqlBase.g4 by sbt.
 jar: $(call jar_of,$(DEFAULT_MINOR))

@@ -23,7 +23,7 @@ class ArchitectureSpec extends AnyFunSuite {
     Set("stats"),
     Set("txn", "state"),
     Set("read", "write"),
-    Set("dml", "optimize", "optimizer", "vacuum", "checkpoint", "manifest", "convert", "clone"),
+    Set("dml", "optimize", "optimizer", "vacuum", "checkpoint", "manifest", "convert", "clone", "uniform"),
     Set("sql", "catalog"),
     Set("root", "tables"),
     Set("connect"))

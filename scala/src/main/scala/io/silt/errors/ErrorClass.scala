@@ -50,6 +50,10 @@ object ErrorClass {
   val PostCommitHookFailed: ErrorClass = delta("POST_COMMIT_HOOK_FAILED", "2DKD0")
   val ShowPartitionsOfDataColumn: ErrorClass = delta("SHOW_PARTITION_IN_NON_PARTITIONED_COLUMN", "42P10")
 
+  /** A rule of an icebergCompat version broken: Delta Lake's class, with the rule as its subclass. */
+  def icebergCompatViolation(sub: String): ErrorClass = delta(s"ICEBERG_COMPAT_VIOLATION.$sub", "KD00E")
+  val UniversalFormatViolation: ErrorClass = delta("UNIVERSAL_FORMAT_VIOLATION", "KD00E")
+
   val CorruptLog: ErrorClass = silt("CORRUPT_LOG", "XXKDS")
   val CorruptDeletionVector: ErrorClass = silt("CORRUPT_DELETION_VECTOR", "XXKDS")
   val AtomicCommitUnavailable: ErrorClass = silt("ATOMIC_COMMIT_UNAVAILABLE", "0A000")

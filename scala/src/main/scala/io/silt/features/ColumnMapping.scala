@@ -130,6 +130,20 @@ object ColumnMapping {
     if (!MappingKeys.exists(md.contains)) md
     else MappingKeys.foldLeft(new MetadataBuilder().withMetadata(md))(_.remove(_)).build()
 
+  /** The largest column mapping id of `schema`, the ids of arrays' and maps' fields included. */
+  def maxId(schema: StructType): Long =
+    (fields(schema).flatMap(f => (if (f.metadata.contains(IdKey)) Seq(f.metadata.getLong(IdKey)) else Nil) ++
+      nestedIds(f).values) :+ 0L).max
+
+  /** A field's ids for the array elements and map keys and values within it, by physical name path. */
+  def nestedIds(f: StructField): Map[String, Long] =
+    if (!f.metadata.contains(NestedIdsKey)) Map.empty
+    else {
+      import scala.jdk.CollectionConverters._
+      ActionCodec.mapper.readTree(f.metadata.getMetadata(NestedIdsKey).json).properties().asScala
+        .map(e => e.getKey -> e.getValue.asLong).toMap
+    }
+
   /** Every struct field, outermost first, inside structs, arrays and maps. */
   private def fields(dt: DataType): Seq[StructField] = dt match {
     case s: StructType => s.fields.toSeq.flatMap(f => f +: fields(f.dataType))

@@ -10,9 +10,7 @@ object RefusedFeatures {
   val all: Seq[TableFeature] = Seq(
     refused("catalogManaged", ReaderWriter, "a catalog owns its commits, and Silt has no catalog commit client"),
     refused("coordinatedCommits-preview", Writer, "a commit coordinator owns its commits, and Silt has no coordinator client"),
-    refused("icebergCompatV1", Writer, "Silt does not keep Iceberg metadata"),
-    refused("icebergCompatV2", Writer, "Silt does not keep Iceberg metadata"),
-    refused("icebergCompatV3", Writer, "Silt does not keep Iceberg metadata"),
+    refused("icebergCompatV3", Writer, "Silt writes Iceberg metadata of format version 2 only (icebergCompatV1, V2)"),
     refused("variantShredding", ReaderWriter, "Silt reads and writes VARIANT unshredded only"),
     refused("variantShredding-preview", ReaderWriter, "Silt reads and writes VARIANT unshredded only"),
     refused("geospatial", ReaderWriter, "Silt has no geometry or geography types"),

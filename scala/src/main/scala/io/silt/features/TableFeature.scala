@@ -84,6 +84,8 @@ trait TableFeature {
   def requires: Seq[String] = Nil
   /** Whether a table of this shape needs the feature (a property enabling it, a column using it). */
   def neededBy(t: TableShape): Boolean = false
+  /** The properties a new or replaced table needing this feature gets where it sets none (as Delta Lake sets them). */
+  def impliedProperties: Map[String, String] = Map.empty
   /** Refuses to read a table whose metadata uses this feature in a way Silt cannot read; called when the protocol has it. */
   def checkRead(tablePath: String, m: Metadata): Unit = ()
   /**

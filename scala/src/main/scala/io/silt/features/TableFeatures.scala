@@ -19,12 +19,20 @@ object TableFeatures {
     RowTrackingFeature, TimestampNtzFeature, DomainMetadataFeature, V2CheckpointFeature, ClusteringFeature,
     VacuumProtocolCheckFeature, InCommitTimestampFeature, new TypeWideningFeature(preview = false),
     new TypeWideningFeature(preview = true), new VariantTypeFeature(preview = false), new VariantTypeFeature(preview = true),
-    CheckpointProtectionFeature) ++ RefusedFeatures.all
+    CheckpointProtectionFeature, new IcebergCompatFeature(1), new IcebergCompatFeature(2)) ++ RefusedFeatures.all
 
   private val byName: Map[String, TableFeature] = all.map(f => f.name.toLowerCase -> f).toMap
 
   /** The feature of this name, matched case-insensitively. */
   def named(name: String): Option[TableFeature] = byName.get(name.toLowerCase)
+
+  /** `m` (a new or replaced table's) with the properties the features it needs imply, where it does not set them. */
+  def withImpliedProperties(m: Metadata): Metadata = {
+    val shape = TableShape.of(m)
+    val implied = all.filter(_.neededBy(shape)).flatMap(_.impliedProperties)
+      .filterNot { case (k, _) => m.configuration.keys.exists(_.equalsIgnoreCase(k)) }
+    if (implied.isEmpty) m else m.copy(configuration = m.configuration ++ implied)
+  }
 
   /** The features `p` declares, and for a legacy protocol those its versions imply and `m` uses. */
   def active(p: Protocol, m: Metadata): Seq[TableFeature] = {

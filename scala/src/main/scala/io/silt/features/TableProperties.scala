@@ -104,6 +104,14 @@ object TableProperties {
     "writes gather their rows into fewer, larger files (unset: the session decides)")
   val AutoCompact: TableProperty[Option[Boolean]] = optionalFlag("delta.autoOptimize.autoCompact",
     "commits compact small files after them (unset: the session decides)")
+  val EnableIcebergCompatV1: TableProperty[Boolean] = flag("delta.enableIcebergCompatV1", default = false,
+    "writes keep the table convertible to Iceberg (version 1: no arrays or maps, no deletion vectors)")
+  val EnableIcebergCompatV2: TableProperty[Boolean] = flag("delta.enableIcebergCompatV2", default = false,
+    "writes keep the table convertible to Iceberg (version 2: field ids for array and map fields, no deletion " +
+      "vectors)")
+  val UniversalFormats: TableProperty[Set[String]] = formats("delta.universalFormat.enabledFormats",
+    Seq(UniversalFormat.Iceberg), "the formats whose metadata each commit writes beside the log (iceberg: " +
+      "metadata/, which Iceberg readers read; an icebergCompat version must be enabled)")
 
   /** Every table property Silt honours, each once. */
   val all: Seq[TableProperty[_]] = Seq(EnableDeletionVectors, CheckpointInterval, CheckpointPolicyProperty,
@@ -112,7 +120,7 @@ object TableProperties {
     ColumnMappingModeProperty, ColumnMappingMaxColumnId, EnableChangeDataFeed, SymlinkManifest, EnableTypeWidening,
     EnableInCommitTimestamps, InCommitTimestampEnablementVersion, InCommitTimestampEnablementTimestamp,
     EnableRowTracking, RowTrackingSuspended, RequireCheckpointProtectionBeforeVersion, SetTransactionRetentionDuration,
-    OptimizeWrite, AutoCompact)
+    OptimizeWrite, AutoCompact, EnableIcebergCompatV1, EnableIcebergCompatV2, UniversalFormats)
 
   /** What a statement may set (besides the protocol's keys): the keys of [[all]] not kept by Silt. */
   val Honoured: Seq[String] = all.filterNot(_.keptBySilt).map(_.key)
@@ -200,6 +208,16 @@ final case class TableProperties(configuration: Map[String, String]) {
       throw new InvalidTableOperationException(s"${EnableRowTracking.key} and ${RowTrackingSuspended.key} cannot both " +
         "be true: a table whose rows must all have ids cannot suspend giving them. Turn one off.")
     }
+    if (EnableIcebergCompatV1.of(configuration) && EnableIcebergCompatV2.of(configuration)) {
+      throw new InvalidTableOperationException(s"${EnableIcebergCompatV1.key} and ${EnableIcebergCompatV2.key} " +
+        "cannot both be true: only one IcebergCompat version can be enabled. Turn one off.", null,
+        ErrorClass.icebergCompatViolation("VERSION_MUTUAL_EXCLUSIVE"))
+    }
+    if (icebergEnabled && icebergCompatVersion.isEmpty) {
+      throw new InvalidTableOperationException(s"the validation of Universal Format (iceberg) failed: " +
+        s"${UniversalFormats.key} = 'iceberg' requires an IcebergCompat version: set ${EnableIcebergCompatV2.key} " +
+        "= 'true' as well", null, ErrorClass.UniversalFormatViolation)
+    }
     if (symlinkManifest && deletionVectorsEnabled) {
       throw new InvalidTableOperationException(s"${SymlinkManifest.key} and ${EnableDeletionVectors.key} cannot both " +
         "be true: symlink manifests cannot carry deletion vectors, so manifest readers would return deleted rows. " +
@@ -229,6 +247,11 @@ final case class TableProperties(configuration: Map[String, String]) {
   def checkpointProtectedBefore: Long = RequireCheckpointProtectionBeforeVersion.of(configuration)
   def changeDataFeed: Boolean = EnableChangeDataFeed.of(configuration)
   def symlinkManifest: Boolean = SymlinkManifest.of(configuration)
+  /** The icebergCompat version enabled (1 or 2); None: none. */
+  def icebergCompatVersion: Option[Int] =
+    Seq(1 -> EnableIcebergCompatV1, 2 -> EnableIcebergCompatV2).collectFirst { case (v, p) if p.of(configuration) => v }
+  /** Whether each commit writes Iceberg metadata (UniForm). */
+  def icebergEnabled: Boolean = UniversalFormats.of(configuration).contains(UniversalFormat.Iceberg)
   def expiredLogCleanup: Boolean = EnableExpiredLogCleanup.of(configuration)
   def writeStatsAsStruct: Boolean = WriteStatsAsStruct.of(configuration)
   def checkpointInterval: Int = CheckpointInterval.of(configuration)
@@ -249,4 +272,11 @@ final case class TableProperties(configuration: Map[String, String]) {
   def truncateHistoryRetentionMs: Long = TruncateHistoryRetentionDuration.of(configuration)
   /** How long an application's idempotent-write version counts; None: always. */
   def setTransactionRetentionMs: Option[Long] = SetTransactionRetentionDuration.of(configuration)
+}
+
+/** The formats whose metadata a Delta table may keep beside its log (`delta.universalFormat.enabledFormats`). */
+object UniversalFormat {
+  val Iceberg = "iceberg"
+  /** Delta Lake's other format, whose metadata Silt does not write: refused by name where it is asked for. */
+  val Hudi = "hudi"
 }

@@ -78,6 +78,13 @@ object TableProperty {
     TableProperty[T](key, name(default), values.map(name).mkString(" or "), doc)(default,
       v => values.find(name(_).equalsIgnoreCase(v)))
 
+  /** A comma-separated set of format names, each one of `known` (matched case-insensitively); unset: none. */
+  def formats(key: String, known: Seq[String], doc: String): TableProperty[Set[String]] =
+    TableProperty[Set[String]](key, "(unset)", s"a comma-separated list of ${known.mkString(", ")}", doc)(Set.empty, v => {
+      val names = v.split(",").toSeq.map(_.trim.toLowerCase).filter(_.nonEmpty)
+      if (names.forall(known.contains) && names.distinct.size == names.size) Some(names.toSet) else None
+    })
+
   /** A comma-separated list of column names. */
   def columns(key: String, doc: String): TableProperty[Option[Seq[String]]] =
     TableProperty[Option[Seq[String]]](key, "(unset)", "a comma-separated list of columns", doc)(None,

@@ -39,11 +39,12 @@ final class OptimisticTransaction(val log: TableLog, val readSnapshot: Option[Sn
    */
   def updateMetadata(requested: Metadata, replacingTable: Boolean = false): Unit = {
     // CHAR(n) and VARCHAR(n) are strings with their declared type in the column's metadata, as Delta stores them.
-    val m = if (!CharVarcharUtils.hasCharVarchar(requested.schema)) requested
+    val plain = if (!CharVarcharUtils.hasCharVarchar(requested.schema)) requested
       else requested.copy(schemaString = CharVarcharUtils.replaceCharVarcharWithStringInSchema(requested.schema).json)
+    val previous = readSnapshot.map(_.metadata)
+    val m = if (previous.isEmpty || replacingTable) TableFeatures.withImpliedProperties(plain) else plain
     TableProperties(m.configuration).validate()
     ChangeDataFeed.checkColumns(log.tablePath.toString, m)
-    val previous = readSnapshot.map(_.metadata)
     if (SiltSettings.RetentionCompatibilityCheck(spark)) {
       TableProperties.checkRetentions(log.tablePath.toString, previous.map(_.configuration).getOrElse(Map.empty), m.configuration)
     }
