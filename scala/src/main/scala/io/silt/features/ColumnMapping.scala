@@ -25,7 +25,15 @@ final case class ColumnMapping(mode: ColumnMappingMode, schema: StructType) {
    * the table's (Spark's row index column) stay as they are.
    */
   def physicalSchema(logical: StructType): StructType =
-    if (!enabled) logical else physicalStruct(logical, schema)
+    if (!enabled) logical else physicalStruct(logical, schema, fieldIds = mode == ColumnMappingMode.Id)
+
+  /**
+   * The physical form of `logical` as data files are written: physical names, and in both modes each field's
+   * id as its Parquet field id (a writer requirement of column mapping), with the ids of arrays' and maps'
+   * fields where the table keeps them (`parquet.field.nested.ids`, keyed by the field's physical name path).
+   */
+  def physicalWriteSchema(logical: StructType): StructType =
+    if (!enabled) logical else physicalStruct(logical, schema, fieldIds = true)
 
   /** The physical name path of a logical column path (statistics keys); None when some name is not the table's. */
   def physicalPath(path: Seq[String]): Option[Seq[String]] = {
@@ -42,21 +50,30 @@ final case class ColumnMapping(mode: ColumnMappingMode, schema: StructType) {
   def partitionKey(logicalName: String): String =
     schema.fields.find(_.name.equalsIgnoreCase(logicalName)).filter(_ => enabled).map(physicalName).getOrElse(logicalName)
 
-  private def physicalStruct(logical: StructType, table: StructType): StructType = StructType(logical.fields.map { f =>
-    table.fields.find(_.name.equalsIgnoreCase(f.name)) match {
-      case None => f
-      case Some(t) =>
-        val md = new MetadataBuilder().withMetadata(withoutMappingKeys(f.metadata))
-        if (mode == ColumnMappingMode.Id) md.putLong(ParquetFieldIdKey, idOf(t))
-        StructField(physicalName(t), physicalType(f.dataType, t.dataType), f.nullable, md.build())
-    }
-  })
+  private def physicalStruct(logical: StructType, table: StructType, fieldIds: Boolean): StructType =
+    StructType(logical.fields.map { f =>
+      table.fields.find(_.name.equalsIgnoreCase(f.name)) match {
+        case None => f
+        case Some(t) =>
+          val md = new MetadataBuilder().withMetadata(withoutMappingKeys(f.metadata))
+          if (fieldIds) {
+            md.putLong(ParquetFieldIdKey, idOf(t))
+            val nested = nestedIds(t)
+            if (nested.nonEmpty) {
+              val ids = new MetadataBuilder()
+              nested.foreach { case (k, v) => ids.putLong(k, v) }
+              md.putMetadata(ParquetNestedIdsKey, ids.build())
+            }
+          }
+          StructField(physicalName(t), physicalType(f.dataType, t.dataType, fieldIds), f.nullable, md.build())
+      }
+    })
 
-  private def physicalType(logical: DataType, table: DataType): DataType = (logical, table) match {
-    case (l: StructType, t: StructType) => physicalStruct(l, t)
-    case (l: ArrayType, t: ArrayType) => l.copy(elementType = physicalType(l.elementType, t.elementType))
-    case (l: MapType, t: MapType) => l.copy(keyType = physicalType(l.keyType, t.keyType),
-      valueType = physicalType(l.valueType, t.valueType))
+  private def physicalType(logical: DataType, table: DataType, fieldIds: Boolean): DataType = (logical, table) match {
+    case (l: StructType, t: StructType) => physicalStruct(l, t, fieldIds)
+    case (l: ArrayType, t: ArrayType) => l.copy(elementType = physicalType(l.elementType, t.elementType, fieldIds))
+    case (l: MapType, t: MapType) => l.copy(keyType = physicalType(l.keyType, t.keyType, fieldIds),
+      valueType = physicalType(l.valueType, t.valueType, fieldIds))
     case (l, _) => l
   }
 
@@ -72,7 +89,9 @@ object ColumnMapping {
   val NestedIdsKey = "delta.columnMapping.nested.ids"
   /** The field metadata key Spark's Parquet reader and writer take a field id from. */
   val ParquetFieldIdKey = "parquet.field.id"
-  private val MappingKeys = Seq(IdKey, PhysicalNameKey, NestedIdsKey)
+  /** The field metadata key of the Parquet field ids of arrays' and maps' fields within a field (read by read.FieldIdWriteSupport). */
+  val ParquetNestedIdsKey = "parquet.field.nested.ids"
+  private val MappingKeys = Seq(IdKey, PhysicalNameKey, NestedIdsKey, ParquetNestedIdsKey)
 
   /** No column mapping: every name is physical. */
   val Disabled: ColumnMapping = ColumnMapping(ColumnMappingMode.None, new StructType())

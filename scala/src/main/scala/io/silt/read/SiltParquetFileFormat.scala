@@ -40,6 +40,10 @@ class SiltParquetFileFormat(val wholeFiles: Boolean = false, @transient files: (
   override def prepareWrite(spark: SparkSession, job: Job, options: Map[String, String], dataSchema: StructType): OutputWriterFactory = {
     val factory = super.prepareWrite(spark, job, options, dataSchema)
     job.getConfiguration.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
+    if (dataSchema.exists(_.metadata.contains(ColumnMapping.ParquetNestedIdsKey))) {
+      job.getConfiguration.set(org.apache.parquet.hadoop.ParquetOutputFormat.WRITE_SUPPORT_CLASS,
+        classOf[FieldIdWriteSupport].getName)
+    }
     factory
   }
 

@@ -61,7 +61,12 @@ object IcebergMetadataFiles {
   /** Writes `metadata` as version `version` unless that version exists (false: another writer got there first). */
   def write(log: TableLog, version: Int, metadata: IcebergTableMetadata): Boolean = {
     val written = log.store.writeIfAbsent(metadataFile(log.tablePath, version), Seq(metadata.json))
-    if (written) log.store.overwrite(new Path(folder(log.tablePath), VersionHint), Seq(version.toString))
+    // The hint without a line end, as Iceberg writes it: some readers take the whole file for the number.
+    if (written) {
+      val fs = log.store.fs(log.tablePath)
+      val out = fs.create(new Path(folder(log.tablePath), VersionHint), true)
+      try out.write(version.toString.getBytes(StandardCharsets.UTF_8)) finally out.close()
+    }
     written
   }
 }

@@ -7,7 +7,8 @@ import scala.util.control.NonFatal
 import io.silt.config.{SiltSettings, TableFileSystem}
 import io.silt.errors.SiltException
 import io.silt.actions.{AddFile, Metadata, TablePaths}
-import io.silt.features.ColumnMapping
+import io.silt.features.{ColumnMapping, IcebergCompat, TableProperties}
+import io.silt.spark.Identifiers
 import io.silt.partition.PartitionValues
 import io.silt.read.SiltParquetFileFormat
 import io.silt.stats.{StatsColumn, StatsJobTracker}
@@ -31,15 +32,17 @@ object DataFileWriter {
   def write(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
       options: Map[String, String] = Map.empty, enforceConstraints: Boolean = true,
       optimizeWrite: Boolean = false): Seq[AddFile] = {
+    val compat = TableProperties(metadata.configuration).icebergCompatVersion
     val added = writeFiles(spark, tablePath, if (optimizeWrite) OptimizedWrite.shuffle(spark, data, metadata) else data,
-        metadata, options, enforceConstraints).map { case (f, stats) =>
+        metadata, options, enforceConstraints, materializePartitions = compat.isDefined).map { case (f, stats) =>
       AddFile(
         path = TablePaths.relativeEncoded(f.relativePath),
         partitionValues = f.partitionValues,
         size = f.size,
         modificationTime = f.modificationTime,
         dataChange = true,
-        stats = stats)
+        stats = stats,
+        tags = compat.map(v => IcebergCompat.FileTag -> v.toString).toMap)
     }
     // Spark writes one file without rows when a job has none (a DELETE of a whole file's rows, a
     // write of nothing): as in Delta Lake, it is no part of the table, and is deleted at once.
@@ -47,6 +50,9 @@ object DataFileWriter {
     deleteQuietly(spark, tablePath, empty)
     rows
   }
+
+  /** The names of the copies of partition columns that name a materialized write's folders. */
+  private val PartitionCopyPrefix = "__silt_partition_"
 
   /** Deletes written files no commit refers to (best effort: VACUUM removes any left). */
   def deleteQuietly(spark: SparkSession, tablePath: Path, files: Seq[AddFile]): Unit = if (files.nonEmpty) {
@@ -61,18 +67,30 @@ object DataFileWriter {
    */
   private[write] def writeFiles(spark: SparkSession, tablePath: Path, data: DataFrame, metadata: Metadata,
       options: Map[String, String], enforceConstraints: Boolean, folder: String = "",
-      collectStats: Boolean = true): Seq[(WrittenFile, Option[String])] = {
-    val checked = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
+      collectStats: Boolean = true, materializePartitions: Boolean = false): Seq[(WrittenFile, Option[String])] = {
+    val constrained = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
+    val partitionNames = metadata.partitionColumns.map(c => constrained.columns.find(_.equalsIgnoreCase(c)).getOrElse(
+      throw new IllegalStateException(s"partition column $c is missing from the data")))
+    // Materialized, the partition columns stay in the files, after the other columns (icebergCompat); copies of
+    // them, which Spark's writer leaves out of the files, name the folders.
+    val copies = if (materializePartitions) partitionNames.indices.map(i => s"$PartitionCopyPrefix$i") else Nil
+    val checked = if (copies.isEmpty) constrained else {
+      val others = constrained.columns.filterNot(partitionNames.contains)
+      constrained.select((others ++ partitionNames).map(Identifiers.column) ++
+        partitionNames.zip(copies).map { case (p, c) => Identifiers.column(p).as(c) }: _*)
+    }
     val qe = checked.queryExecution
     val mapping = ColumnMapping.of(metadata)
     // Under column mapping, the files hold physical names (and field ids): the same attributes
     // (same ids, so Spark binds them to the plan), renamed.
     val output = qe.analyzed.output.map { a =>
-      val physical = mapping.physicalSchema(StructType(Seq(StructField(a.name, a.dataType, a.nullable, a.metadata)))).head
+      val copyOf = copies.indexOf(a.name)
+      val physical = if (copyOf >= 0) StructField(mapping.partitionKey(partitionNames(copyOf)), a.dataType)
+        else mapping.physicalWriteSchema(StructType(Seq(StructField(a.name, a.dataType, a.nullable, a.metadata)))).head
       if (physical.name == a.name && physical.dataType == a.dataType && physical.metadata == a.metadata) a
       else a.withName(physical.name).withDataType(physical.dataType).withMetadata(physical.metadata)
     }
-    val partitionAttrs = metadata.partitionColumns.map { c =>
+    val partitionAttrs = if (copies.nonEmpty) output.takeRight(copies.size) else metadata.partitionColumns.map { c =>
       output.find(_.name.equalsIgnoreCase(mapping.partitionKey(c))).getOrElse(
         throw new IllegalStateException(s"partition column $c is missing from the data"))
     }
@@ -80,8 +98,10 @@ object DataFileWriter {
     val dataSchema = StructType(logicalData.map(a => metadata.schema.find(_.name.equalsIgnoreCase(a.name))
       .getOrElse(StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
     val hidden = RowTrackingWrites.hiddenNames(metadata)
-    val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(
-      StructType(dataSchema.filterNot(f => hidden(f.name))), metadata).toIndexedSeq else IndexedSeq.empty)
+    // Statistics are of the data columns (a materialized partition column, last in the files, has none, as in Delta).
+    val statsSchema = StructType(dataSchema.filterNot(f => hidden(f.name) || copies.nonEmpty && partitionNames.contains(f.name)))
+    val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(statsSchema, metadata).toIndexedSeq
+      else IndexedSeq.empty)
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
     val committer = new SiltCommitProtocol(UUID.randomUUID().toString, root.toString)
     val hadoopConf = TableFileSystem.hadoopConf(spark, tablePath)
