@@ -43,7 +43,7 @@ private[vacuum] object DistributedVacuum {
    * task per top-level folder (and one for the root's own files), as rows of key, path, length and
    * modification time.
    */
-  def listing(spark: SparkSession, log: TableLog): DataFrame = {
+  def listing(spark: SparkSession, log: TableLog, kept: Set[String]): DataFrame = {
     val fs = log.tablePath.getFileSystem(log.hadoopConf)
     val root = fs.makeQualified(log.tablePath)
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
@@ -52,7 +52,7 @@ private[vacuum] object DistributedVacuum {
     val it = fs.listStatusIterator(root)
     while (it.hasNext) {
       val st = it.next()
-      if (st.isDirectory && Vacuum.wanted(relative(st, rootPath), isDir = true)) folders += st.getPath.toString
+      if (st.isDirectory && Vacuum.wanted(relative(st, rootPath), isDir = true, kept)) folders += st.getPath.toString
     }
     val conf = new SerializableConfiguration(log.hadoopConf)
     val rootString = root.toString
@@ -60,7 +60,7 @@ private[vacuum] object DistributedVacuum {
     val listed = spark.sparkContext.parallelize(tasks, math.max(1, tasks.size)).mapPartitions { part =>
       part.flatMap { case (dir, recursive) =>
         val fs = new Path(dir).getFileSystem(conf.value)
-        filesUnder(fs, new Path(dir), recursive, rootPath).map { st =>
+        filesUnder(fs, new Path(dir), recursive, rootPath, kept).map { st =>
           Row(st.getPath.toUri.getPath, st.getPath.toString, st.getLen, st.getModificationTime)
         }
       }
@@ -69,9 +69,9 @@ private[vacuum] object DistributedVacuum {
   }
 
   /** An inventory's files under the table root that VACUUM may consider, as [[listing]]'s rows. */
-  def inventoried(spark: SparkSession, inventory: DataFrame, root: Path): DataFrame = {
+  def inventoried(spark: SparkSession, inventory: DataFrame, root: Path, kept: Set[String]): DataFrame = {
     val prefix = root.toString.stripSuffix("/") + "/"
-    val wanted = udf((p: String) => Vacuum.wanted(p.substring(prefix.length).split('/'), isDir = false))
+    val wanted = udf((p: String) => Vacuum.wanted(p.substring(prefix.length).split('/'), isDir = false, kept))
     val key = udf((p: String) => new Path(p).toUri.getPath)
     Inventory.checked(inventory).where(col("path").startsWith(lit(prefix)) && !col("isDir") && wanted(col("path")))
       .select(key(col("path")).as("key"), col("path"), col("length"), col("modificationTime"))
@@ -95,15 +95,16 @@ private[vacuum] object DistributedVacuum {
     st.getPath.toUri.getPath.stripPrefix(rootPath).split('/')
 
   /** The wanted files under `dir`: its own only, or (`recursive`) those of its wanted subfolders too, folder by folder. */
-  private def filesUnder(fs: FileSystem, dir: Path, recursive: Boolean, rootPath: String): Iterator[FileStatus] = {
+  private def filesUnder(fs: FileSystem, dir: Path, recursive: Boolean, rootPath: String,
+      kept: Set[String]): Iterator[FileStatus] = {
     val folders = mutable.Queue(dir)
     Iterator.continually(folders).takeWhile(_.nonEmpty).flatMap { q =>
       val it = fs.listStatusIterator(q.dequeue())
       Iterator.continually(it).takeWhile(_.hasNext).map(_.next()).filter { st =>
         if (st.isDirectory) {
-          if (recursive && Vacuum.wanted(relative(st, rootPath), isDir = true)) folders.enqueue(st.getPath)
+          if (recursive && Vacuum.wanted(relative(st, rootPath), isDir = true, kept)) folders.enqueue(st.getPath)
           false
-        } else Vacuum.wanted(relative(st, rootPath), isDir = false)
+        } else Vacuum.wanted(relative(st, rootPath), isDir = false, kept)
       }
     }
   }

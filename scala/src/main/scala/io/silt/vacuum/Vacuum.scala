@@ -8,6 +8,7 @@ import io.silt.actions.TablePaths
 import io.silt.features.{ChangeDataFeed, TableFeatures, TableProperties}
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.txn.{Operation, OptimisticTransaction}
+import io.silt.uniform.IcebergMetadataFiles
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.util.SerializableConfiguration
@@ -63,6 +64,7 @@ object Vacuum {
     }
     val cutoff = System.currentTimeMillis() - retentionMs
     // a large table's needed files are a Spark job's rows, never a set on the driver
+    val kept = keptFolders(snapshot.metadata)
     val distributed = if (snapshot.fileListOffDriver) DistributedVacuum.referenced(spark, log, snapshot, cutoff) else None
     lazy val keep = referenced(snapshot, cutoff)
     // The newest commit whose removals this run deals with: where the next LITE starts.
@@ -72,14 +74,15 @@ object Vacuum {
         val root = fs.makeQualified(tablePath)
         val candidates = distributed match {
           case Some(needed) =>
-            val files = inventory.map(DistributedVacuum.inventoried(spark, _, root)).getOrElse(DistributedVacuum.listing(spark, log))
+            val files = inventory.map(DistributedVacuum.inventoried(spark, _, root, kept))
+              .getOrElse(DistributedVacuum.listing(spark, log, kept))
             DistributedVacuum.candidates(files, needed, cutoff)
           case None =>
             val files = inventory match {
               case Some(df) => Inventory.filesUnder(df, root).collect {
-                case (relative, f) if wanted(relative.split('/'), isDir = false) => f
+                case (relative, f) if wanted(relative.split('/'), isDir = false, kept) => f
               }
-              case None => listTableFiles(fs, root).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
+              case None => listTableFiles(fs, root, kept).map(st => InventoryFile(st.getPath, st.getLen, st.getModificationTime))
             }
             files.filter(f => !keep.contains(key(f.path)) && f.modificationTime < cutoff)
               .map(f => VacuumCandidate(f.path, f.length, f.path.getName.startsWith("deletion_vector_")))
@@ -135,10 +138,10 @@ object Vacuum {
    * of a local disk reads each file's permissions (a process per file without native libraries:
    * a minute for 20,000 files).
    */
-  private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path): Seq[FileStatus] = {
+  private def listTableFiles(fs: org.apache.hadoop.fs.FileSystem, root: Path, kept: Set[String]): Seq[FileStatus] = {
     val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
     def wanted(st: FileStatus): Boolean =
-      Vacuum.wanted(st.getPath.toUri.getPath.stripPrefix(rootPath).split('/'), st.isDirectory)
+      Vacuum.wanted(st.getPath.toUri.getPath.stripPrefix(rootPath).split('/'), st.isDirectory, kept)
     val out = ArrayBuffer.empty[FileStatus]
     if (fs.getScheme == "file") {
       val folders = scala.collection.mutable.Queue(root)
@@ -158,12 +161,23 @@ object Vacuum {
     out.toSeq
   }
 
-  /** Whether VACUUM may delete under this path (its parts below the table root): not in hidden folders. */
-  private[vacuum] def wanted(parts: Array[String], isDir: Boolean): Boolean = {
+  /**
+   * Whether VACUUM may delete under this path (its parts below the table root): not in hidden folders, nor in
+   * `kept` top-level folders (what another format's metadata holds: [[keptFolders]]).
+   */
+  private[vacuum] def wanted(parts: Array[String], isDir: Boolean, kept: Set[String]): Boolean = {
     // Change data files are never live: past the retention they go, as Delta Lake's VACUUM does.
     val underChangeData = (parts.length > 1 || isDir) && parts.head == ChangeDataFeed.Folder
-    !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
+    !(parts.nonEmpty && (parts.length > 1 || isDir) && kept(parts.head)) &&
+      !(if (underChangeData) parts.tail else parts).exists(TablePaths.isHidden)
   }
+
+  /**
+   * The top-level folders VACUUM leaves alone in a table of `metadata`: with UniForm, `metadata/` (the Iceberg
+   * metadata, which the Delta log does not name), as Delta Lake's VACUUM hides it while UniForm is on.
+   */
+  def keptFolders(metadata: io.silt.actions.Metadata): Set[String] =
+    if (TableProperties(metadata.configuration).icebergEnabled) Set(IcebergMetadataFiles.Folder) else Set.empty
 
   private def delete(spark: SparkSession, paths: Seq[String], conf: org.apache.hadoop.conf.Configuration): Long = {
     if (paths.size <= ParallelDeleteThreshold) {
