@@ -29,7 +29,8 @@ siltStatement
     | OPTIMIZE table=tableRef (WHERE partitionPredicate=predicateToken)?
         (zorderSpec | full=FULL)?                                             #optimizeTable
     | REORG TABLE table=tableRef (WHERE partitionPredicate=predicateToken)?
-        APPLY '(' PURGE ')'                                                   #reorgTable
+        APPLY '(' (PURGE | UPGRADE UNIFORM '(' ICEBERG_COMPAT_VERSION '='
+        compatVersion=INTEGER_VALUE ')') ')'                                  #reorgTable
     | VACUUM table=tableRef vacuumModifier*                                   #vacuumTable
     | CONVERT TO DELTA table=tableRef (NO STATISTICS)?
         (PARTITIONED BY '(' partitionSchema=predicateToken ')')?              #convertToDelta
@@ -122,6 +123,7 @@ nonReserved
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
     | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY | FEATURE | TRUNCATE | USING | INVENTORY
+    | UPGRADE | UNIFORM | ICEBERG_COMPAT_VERSION
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -151,6 +153,9 @@ REORG: 'REORG';
 TABLE: 'TABLE';
 APPLY: 'APPLY';
 PURGE: 'PURGE';
+UPGRADE: 'UPGRADE';
+UNIFORM: 'UNIFORM';
+ICEBERG_COMPAT_VERSION: 'ICEBERG_COMPAT_VERSION';
 ALTER: 'ALTER';
 SYNC: 'SYNC';
 FEATURE: 'FEATURE';

@@ -230,21 +230,80 @@ def test_refused_by_name(spark, tmp_path, ddl, error):
     assert not os.path.exists(path / "_delta_log" / f"{0:020d}.json"), "nothing was committed"
 
 
-def test_turning_it_on_for_a_table_with_files_needs_a_rewrite(spark, tmp_path):
-    """ALTER turns icebergCompatV2 on where no file predates it; files written before need REORG, named."""
+def test_turned_on_for_an_existing_table(spark, tmp_path):
+    """ALTER turns UniForm on for a table that maps columns by name, files and all, as the reference lets it;
+    one that does not map columns is refused, named, and REORG … UPGRADE UNIFORM is the way there."""
     path = tmp_path / "t"
     t = f"delta.`{path}`"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT) USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
-    spark.sql(f"INSERT INTO {t} VALUES (1)")
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING) USING delta PARTITIONED BY (p) "
+              "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ({UNIFORM})")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'a')")
+    assert_iceberg_reads_as_silt(spark, path, "ALTER on a table with files")
+    plain = tmp_path / "plain"
+    spark.sql(f"CREATE TABLE delta.`{plain}` (id BIGINT) USING delta")
     with pytest.raises(Exception) as e:
-        spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ({UNIFORM})")
-    assert "CHANGE_VERSION_NEED_REWRITE" in condition(e.value)
-    assert "REORG TABLE" in str(e.value)
-    empty = tmp_path / "empty"
-    spark.sql(f"CREATE TABLE delta.`{empty}` (id BIGINT) USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
-    spark.sql(f"ALTER TABLE delta.`{empty}` SET TBLPROPERTIES ({UNIFORM})")
-    spark.sql(f"INSERT INTO delta.`{empty}` VALUES (1)")
-    assert_iceberg_reads_as_silt(spark, empty, "ALTER on a table without files")
+        spark.sql(f"ALTER TABLE delta.`{plain}` SET TBLPROPERTIES ({UNIFORM})")
+    assert condition(e.value) == "DELTA_ICEBERG_COMPAT_VIOLATION.WRONG_REQUIRED_TABLE_PROPERTY"
+    assert "delta.columnMapping.mode" in str(e.value)
+
+
+def test_reorg_upgrades_a_table_to_uniform(spark, tmp_path):
+    """REORG … APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2)) on a table without column mapping, with
+    deletion vectors: Delta Lake's three commits, every file rewritten under the feature, Iceberg readers agree."""
+    path = tmp_path / "t"
+    t = f"delta.`{path}`"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, v STRING, p INT) USING delta PARTITIONED BY (p) "
+              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    spark.sql(f"INSERT INTO {t} SELECT id, concat('v', id), CAST(id % 2 AS INT) FROM range(20)")
+    spark.sql(f"DELETE FROM {t} WHERE id % 3 = 0")
+    want, columns = silt_rows(spark, path)
+    spark.sql(f"REORG TABLE {t} APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2))")
+    assert silt_rows(spark, path)[0] == want
+    assert_iceberg_reads_as_silt(spark, path, "REORG UPGRADE UNIFORM")
+    history = [r["operation"] for r in spark.sql(f"DESCRIBE HISTORY {t}").collect()][:3]
+    assert history == ["SET TBLPROPERTIES", "REORG", "REORG TABLE UPGRADE UNIFORM"]
+    props = spark.sql(f"DESCRIBE DETAIL {t}").collect()[0]["properties"]
+    assert props["delta.enableIcebergCompatV2"] == "true" and props["delta.enableDeletionVectors"] == "false"
+    assert props["delta.columnMapping.mode"] == "name" and props["delta.universalFormat.enabledFormats"] == "iceberg"
+    last = max(int(os.path.basename(f).split(".")[0]) for f in glob.glob(str(path / "_delta_log" / "*.json")))
+    adds = {}
+    for v in range(last + 1):
+        for line in open(path / "_delta_log" / f"{v:020d}.json"):
+            a = json.loads(line)
+            if "add" in a:
+                adds[a["add"]["path"]] = a["add"]
+            if "remove" in a:
+                adds.pop(a["remove"]["path"], None)
+    assert adds and all(a.get("tags") == {"ICEBERG_COMPAT_VERSION": "2"} and not a.get("deletionVector")
+                        for a in adds.values())
+
+
+def test_turning_compat_off_turns_uniform_off(spark, tmp_path):
+    path = tmp_path / "t"
+    t = f"delta.`{path}`"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT) USING delta TBLPROPERTIES ({UNIFORM})")
+    spark.sql(f"ALTER TABLE {t} UNSET TBLPROPERTIES ('delta.enableIcebergCompatV2')")
+    props = spark.sql(f"DESCRIBE DETAIL {t}").collect()[0]["properties"]
+    assert "delta.universalFormat.enabledFormats" not in props
+    converted = len(metadata_files(path))
+    spark.sql(f"INSERT INTO {t} VALUES (1)")
+    assert len(metadata_files(path)) == converted, "no Iceberg metadata after UniForm is off"
+
+
+def test_type_changes_iceberg_cannot_read_are_refused(spark, tmp_path):
+    path = tmp_path / "t"
+    t = f"delta.`{path}`"
+    spark.sql(f"CREATE TABLE {t} (i INT, d DECIMAL(5, 2)) USING delta TBLPROPERTIES ({UNIFORM}, "
+              "'delta.enableTypeWidening' = 'true')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 1.5)")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN i TYPE BIGINT")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN d TYPE DECIMAL(9, 2)")
+    assert_iceberg_reads_as_silt(spark, path, "widening Iceberg allows")
+    with pytest.raises(Exception) as e:
+        spark.sql(f"ALTER TABLE {t} ALTER COLUMN d TYPE DECIMAL(12, 4)")
+    assert condition(e.value) == "DELTA_ICEBERG_COMPAT_VIOLATION.UNSUPPORTED_TYPE_WIDENING"
 
 
 def test_a_failed_conversion_keeps_the_commit_and_the_next_catches_up(spark, tmp_path):

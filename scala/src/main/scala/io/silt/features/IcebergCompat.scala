@@ -39,6 +39,23 @@ object IcebergCompat {
   private def violation(version: Int, sub: String, detail: String) = new InvalidTableOperationException(
     s"the validation of IcebergCompatV$version failed: $detail", null, ErrorClass.icebergCompatViolation(sub))
 
+  /**
+   * `after` (a table's properties as a statement leaves them) with iceberg taken out of
+   * `delta.universalFormat.enabledFormats` when the statement turned every icebergCompat version off without
+   * naming the formats, as Delta Lake does: UniForm needs one.
+   */
+  def withoutOrphanUniform(before: Map[String, String], after: Map[String, String]): Map[String, String] = {
+    val key = TableProperties.UniversalFormats
+    val (was, now) = (TableProperties(before), TableProperties(after))
+    if (!(now.icebergEnabled && now.icebergCompatVersion.isEmpty && was.icebergCompatVersion.isDefined &&
+        TableProperty.lookup(before, key.key) == TableProperty.lookup(after, key.key))) after
+    else {
+      val rest = key.of(after) - UniversalFormat.Iceberg
+      val others = after.filterNot(_._1.equalsIgnoreCase(key.key))
+      if (rest.isEmpty) others else others + (key.key -> rest.toSeq.sorted.mkString(","))
+    }
+  }
+
   /** Refuses a commit that breaks version `version`'s rules (the table enables it). */
   def check(version: Int, c: PendingCommit): Unit = {
     val props = c.properties
@@ -58,6 +75,11 @@ object IcebergCompat {
         "APPLY (PURGE) to rewrite the files that have them")
     }
     checkTypes(version, table, c.metadata.schema)
+    TypeChanges.all(c.metadata.schema).find(ch => !icebergPromotion(ch.from, ch.to)).foreach { ch =>
+      throw violation(version, "UNSUPPORTED_TYPE_WIDENING", s"table $table: field ${ch.path} was changed from " +
+        s"${ch.from.sql} to ${ch.to.sql}, which Iceberg's schema evolution does not allow (it allows int to long, " +
+        "float to double and a decimal's precision raised)")
+    }
     c.actions.foreach {
       case a: AddFile if a.deletionVector.isDefined =>
         throw violation(version, "DELETION_VECTORS_NOT_PURGED", s"table $table: file ${a.path} has a deletion " +
@@ -74,19 +96,29 @@ object IcebergCompat {
           s"does not allow replacing a table partitioned by (${prev.partitionColumns.mkString(", ")}) with one " +
           s"partitioned by (${c.metadata.partitionColumns.mkString(", ")})")
       }
-      if (!TableProperties(prev.configuration).icebergCompatVersion.contains(version)) checkFilesWritten(version, c)
+      // From another version, the files written under it are not this one's (as in Delta Lake, which lets a table
+      // without one turn it on: its files keep what they hold, and REORG … UPGRADE UNIFORM rewrites them)
+      if (TableProperties(prev.configuration).icebergCompatVersion.exists(_ != version)) checkFilesWritten(version, c)
     }
   }
 
-  // Turned on for a table that has files: each file left after the commit must have been written under it.
+  // Each file left after the commit must have been written under the version.
   private def checkFilesWritten(version: Int, c: PendingCommit): Unit = {
     val removed = c.actions.collect { case r: RemoveFile => r.path }.toSet
     val untagged = c.liveFiles().filterNot(a => removed(a.path) || a.tags.get(FileTag).contains(version.toString))
     if (untagged.nonEmpty) {
       throw violation(version, "CHANGE_VERSION_NEED_REWRITE", s"table ${c.tablePath}: turning IcebergCompatV$version " +
-        s"on requires rewriting the table's ${untagged.size} files written without it (such as ${untagged.head.path}): " +
+        s"on in place of another version requires rewriting the table's ${untagged.size} files written without it (such as ${untagged.head.path}): " +
         s"run REORG TABLE … APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = $version))")
     }
+  }
+
+  /** Whether Iceberg (format 2) reads `from` widened to `to`: its promotions, byte and short being its int. */
+  private def icebergPromotion(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (ByteType | ShortType | IntegerType, ShortType | IntegerType | LongType) => true
+    case (FloatType, DoubleType) => true
+    case (f: DecimalType, t: DecimalType) => f.scale == t.scale && t.precision >= f.precision
+    case _ => false
   }
 
   private def checkTypes(version: Int, table: String, schema: StructType): Unit = {

@@ -8,7 +8,7 @@ import scala.concurrent.duration.Duration
 import io.silt.errors.NotADeltaTableException
 import io.silt.expressions.Curve
 import io.silt.actions.AddFile
-import io.silt.features.TableFeatures
+import io.silt.features.{IcebergCompat, TableFeatures}
 import io.silt.log.{Snapshot, TableLog}
 import io.silt.partition.{PartitionPredicates, PartitionValues}
 import io.silt.read.SiltRelation
@@ -158,13 +158,14 @@ object OptimizeExecutor extends Logging {
    */
   private def plan(files: Seq[AddFile], mode: OptimizeMode, settings: OptimizeSettings, widened: Set[AddFile],
       partitionOf: PartitionValues.Comparable): Seq[Bin] = {
-    val purge = mode == OptimizeMode.Purge
+    val purge = mode == OptimizeMode.Purge || mode.isInstanceOf[OptimizeMode.UpgradeUniform]
     files.groupBy(a => partitionOf(a.partitionValues)).toSeq.sortBy(_._1.toSeq.sortBy(_._1).toString).flatMap { case (values, inPartition) =>
       if (mode.isInstanceOf[OptimizeMode.ZOrder]) Seq(Bin(values, inPartition))
       else {
         val selected = inPartition.filter(candidate(mode, settings).getOrElse(widened))
         BinPacking.pack(selected, settings.maxFileSize)(_.size)
           .filter(bin => bin.size > 1 || mode == OptimizeMode.RewriteTypeWidening ||
+            mode.isInstanceOf[OptimizeMode.UpgradeUniform] ||
             bin.exists(a => a.deletionVector.isDefined && (purge || tooManyDeleted(a, settings))))
           .map(Bin(values, _))
       }
@@ -177,6 +178,8 @@ object OptimizeExecutor extends Logging {
    */
   private def candidate(mode: OptimizeMode, settings: OptimizeSettings): Option[AddFile => Boolean] = mode match {
     case OptimizeMode.Purge => Some(_.deletionVector.isDefined)
+    case OptimizeMode.UpgradeUniform(v) =>
+      Some(a => a.deletionVector.isDefined || !a.tags.get(IcebergCompat.FileTag).contains(v.toString))
     case OptimizeMode.Compaction | OptimizeMode.Full => Some(a => a.size < settings.minFileSize || tooManyDeleted(a, settings))
     case _ => None
   }

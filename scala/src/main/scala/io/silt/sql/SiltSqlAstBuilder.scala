@@ -94,8 +94,14 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitDescribeDetail(ctx: P.DescribeDetailContext): LogicalPlan =
     DescribeDetailCommand(tableRef(ctx.table))
 
-  override def visitReorgTable(ctx: P.ReorgTableContext): LogicalPlan =
-    OptimizeCommand(tableRef(ctx.table), predicateText(ctx.partitionPredicate), OptimizeMode.Purge)
+  override def visitReorgTable(ctx: P.ReorgTableContext): LogicalPlan = {
+    val mode = Option(ctx.compatVersion).fold[OptimizeMode](OptimizeMode.Purge)(v => OptimizeMode.UpgradeUniform(v.getText.toInt))
+    if (ctx.compatVersion != null && ctx.partitionPredicate != null) {
+      throw new io.silt.errors.InvalidTableOperationException("REORG TABLE … WHERE … APPLY (UPGRADE UNIFORM(…)) is " +
+        "not allowed: the upgrade rewrites the whole table; leave out the WHERE clause")
+    }
+    OptimizeCommand(tableRef(ctx.table), predicateText(ctx.partitionPredicate), mode)
+  }
 
   private def predicateText(p: P.PredicateTokenContext): Option[String] = Option(p).map { p =>
     p.start.getInputStream.getText(Interval.of(p.start.getStartIndex, p.stop.getStopIndex))

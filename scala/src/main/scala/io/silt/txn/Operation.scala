@@ -15,6 +15,11 @@ object OptimizeMode {
   case object RewriteTypeWidening extends OptimizeMode
   /** OPTIMIZE … FULL: reclusters every file of a clustered table, clustered already or not. */
   case object Full extends OptimizeMode
+  /**
+   * REORG … APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = n)), its rewrite: the files not written under
+   * icebergCompat version `version` (or with deletion vectors), rewritten under it.
+   */
+  final case class UpgradeUniform(version: Int) extends OptimizeMode
 }
 
 /** Which statement creates or replaces a table. */
@@ -87,8 +92,8 @@ object Operation {
     def metrics: Map[String, Long] = Map.empty
   }
 
-  final case class SetProperties(properties: Map[String, String]) extends Operation {
-    def name: String = "SET TBLPROPERTIES"
+  /** `name`: SET TBLPROPERTIES, or the statement that set them (REORG TABLE UPGRADE UNIFORM, as Delta Lake names it). */
+  final case class SetProperties(properties: Map[String, String], name: String = "SET TBLPROPERTIES") extends Operation {
     def parameters: Map[String, String] = Map("properties" -> Json.obj(properties))
     def metrics: Map[String, Long] = Map.empty
   }
@@ -181,16 +186,16 @@ object Operation {
   final case class Optimize(predicate: Option[String], mode: OptimizeMode, metrics: Map[String, Long],
       clusterBy: Option[Seq[String]] = None, auto: Boolean = false) extends Operation {
     def name: String = mode match {
-      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => "REORG"
+      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening | _: OptimizeMode.UpgradeUniform => "REORG"
       case _ => "OPTIMIZE"
     }
     def parameters: Map[String, String] = Map("predicate" -> Json.array(predicate.toSeq)) ++ (mode match {
-      case OptimizeMode.Purge => Map("applyPurge" -> "true")
+      case OptimizeMode.Purge | _: OptimizeMode.UpgradeUniform => Map("applyPurge" -> "true")
       case OptimizeMode.RewriteTypeWidening => Map("applyPurge" -> "false")
       case OptimizeMode.ZOrder(columns) => Map("zOrderBy" -> Json.array(columns))
       case OptimizeMode.Compaction | OptimizeMode.Full => Map("zOrderBy" -> Json.array(Nil))
     }) ++ (mode match {
-      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening => Map.empty
+      case OptimizeMode.Purge | OptimizeMode.RewriteTypeWidening | _: OptimizeMode.UpgradeUniform => Map.empty
       // Delta Lake records these for every OPTIMIZE (auto: run by auto compaction after a commit).
       case _ => Map("auto" -> auto.toString, "clusterBy" -> Json.array(clusterBy.getOrElse(Nil)))
     }) ++ clusterBy.map(_ => Map("isFull" -> (mode == OptimizeMode.Full).toString)).getOrElse(Map.empty)

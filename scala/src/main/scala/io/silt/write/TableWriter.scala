@@ -167,7 +167,8 @@ object TableWriter {
   }
 
   /** ALTER TABLE SET/UNSET TBLPROPERTIES: commits the new properties, upgrading the protocol if they need it. */
-  def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String]): Long = {
+  def alterProperties(spark: SparkSession, tablePath: Path, set: Map[String, String], unset: Seq[String],
+      statement: String = "SET TBLPROPERTIES"): Long = {
     val txn = ExistingTable.begin(spark, tablePath)
     checkSettable(set)
     val (requested, properties) = ProtocolRequest.parse(tablePath.toString, set)
@@ -182,10 +183,11 @@ object TableWriter {
     val current = txn.metadata
     // Keys match case-insensitively: a key set or unset in another case replaces the one there.
     val replaced = (k: String) => set.keys.exists(_.equalsIgnoreCase(k)) || unset.exists(_.equalsIgnoreCase(k))
-    val m = current.copy(configuration = current.configuration.filterNot { case (k, _) => replaced(k) } ++ properties)
+    val m = current.copy(configuration = IcebergCompat.withoutOrphanUniform(current.configuration,
+      current.configuration.filterNot { case (k, _) => replaced(k) } ++ properties))
     txn.updateMetadata(m)
     upgradeProtocol(txn, txn.metadata, requested = requested)
-    val op = if (set.nonEmpty) Operation.SetProperties(set) else Operation.UnsetProperties(unset)
+    val op = if (set.nonEmpty) Operation.SetProperties(set, statement) else Operation.UnsetProperties(unset)
     txn.readFiles(Nil)
     txn.commit(Nil, op)
   }
