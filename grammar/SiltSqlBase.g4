@@ -40,6 +40,7 @@ siltStatement
         (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING)?
         cloneClause*                                                          #cloneTable
     | CHECKPOINT table=tableRef                                               #checkpointTable
+    | MSCK REPAIR TABLE table=tableRef SYNC METADATA                          #repairTable
     | RESTORE TABLE? table=tableRef TO
         (VERSION AS OF version=INTEGER_VALUE | TIMESTAMP AS OF timestamp=STRING) #restoreTable
     | ALTER TABLE table=tableRef ADD CONSTRAINT name=identifier
@@ -123,7 +124,7 @@ nonReserved
     | ALTER | ADD | CONSTRAINT | CHECK | DROP | IF | EXISTS | CHANGE | COLUMN | SET | NOT | NULL
     | LITE | CONVERT | DELTA | NO | STATISTICS | PARTITIONED | GENERATE | FOR | CREATE | OR | REPLACE | SHALLOW | DEEP
     | CLONE | TBLPROPERTIES | LOCATION | SYNC | IDENTITY | FEATURE | TRUNCATE | USING | INVENTORY
-    | UPGRADE | UNIFORM | ICEBERG_COMPAT_VERSION
+    | UPGRADE | UNIFORM | ICEBERG_COMPAT_VERSION | MSCK | REPAIR | METADATA
     ;
 
 DESCRIBE: 'DESCRIBE';
@@ -154,6 +155,9 @@ TABLE: 'TABLE';
 APPLY: 'APPLY';
 PURGE: 'PURGE';
 UPGRADE: 'UPGRADE';
+MSCK: 'MSCK';
+REPAIR: 'REPAIR';
+METADATA: 'METADATA';
 UNIFORM: 'UNIFORM';
 ICEBERG_COMPAT_VERSION: 'ICEBERG_COMPAT_VERSION';
 ALTER: 'ALTER';

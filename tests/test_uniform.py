@@ -320,8 +320,13 @@ def test_a_failed_conversion_keeps_the_commit_and_the_next_catches_up(spark, tmp
     assert spark.read.format("silt").load(str(path)).count() == 3
     assert iceberg_table(path).metadata.properties["delta-version"] == "1"
     broken.unlink()
+    spark.sql(f"MSCK REPAIR TABLE {t} SYNC METADATA")
+    assert_iceberg_reads_as_silt(spark, path, "MSCK REPAIR TABLE … SYNC METADATA")
     spark.sql(f"INSERT INTO {t} VALUES (4)")
-    assert_iceberg_reads_as_silt(spark, path, "catching up on three versions")
+    assert_iceberg_reads_as_silt(spark, path, "the next commit")
+    with pytest.raises(InvalidTableOperationException, match="delta.universalFormat.enabledFormats"):
+        spark.sql(f"CREATE TABLE delta.`{tmp_path / 'plain'}` (id INT) USING delta")
+        spark.sql(f"MSCK REPAIR TABLE delta.`{tmp_path / 'plain'}` SYNC METADATA")
 
 
 def test_vacuum_keeps_the_iceberg_metadata(spark, tmp_path):

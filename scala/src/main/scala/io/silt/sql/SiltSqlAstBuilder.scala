@@ -88,6 +88,8 @@ class SiltSqlAstBuilder extends SiltSqlBaseBaseVisitor[AnyRef] {
   override def visitCheckpointTable(ctx: P.CheckpointTableContext): LogicalPlan =
     CheckpointCommand(tableRef(ctx.table))
 
+  override def visitRepairTable(ctx: P.RepairTableContext): LogicalPlan = UniformSyncCommand(tableRef(ctx.table))
+
   override def visitDescribeFiles(ctx: P.DescribeFilesContext): LogicalPlan =
     DescribeFilesCommand(tableRef(ctx.table))
 
