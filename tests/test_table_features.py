@@ -124,12 +124,12 @@ def test_features_silt_does_not_write_are_refused_naming_the_feature_and_why(spa
     p = str(tmp_path / "ic")
     spark.range(3).write.format("silt").save(p)
     append_commit(p, [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
-                                    "writerFeatures": ["icebergCompatV2", "columnMapping", "appendOnly", "invariants"]}}])
+                                    "writerFeatures": ["icebergCompatV3", "columnMapping", "appendOnly", "invariants"]}}])
     assert spark.read.format("silt").load(p).count() == 3  # a writer-only feature: reads go on
     msg = raises_silt(silt.UnsupportedTableFeatureException,
                       lambda: spark.range(1).write.format("silt").mode("append").save(p))
-    assert "icebergCompatV2" in msg and "Iceberg" in msg
-    for name in ["coordinatedCommits-preview", "variantShredding", "icebergCompatV2", "catalogManaged"]:
+    assert "icebergCompatV3" in msg and "Iceberg" in msg
+    for name in ["coordinatedCommits-preview", "variantShredding", "icebergCompatV3", "catalogManaged"]:
         q = str(tmp_path / f"new_{name}")
         msg = raises_silt(silt.UnsupportedTableFeatureException, lambda: spark.sql(
             f"CREATE TABLE silt.`{q}` (id INT) USING silt TBLPROPERTIES ('delta.feature.{name}' = 'supported')"))
