@@ -71,8 +71,8 @@ def test_a_property_silt_does_not_implement_is_accepted_at_delta_lakes_default_o
         f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.randomizeFilePrefixes' = 'true')"))
     assert "delta.randomizeFilePrefixes = 'true'" in message and "Delta Lake's default ('false')" in message
     message = raises_silt(UnsupportedOptionException, lambda: spark.range(1).write.format("delta").mode("append")
-                          .option("delta.universalFormat.enabledFormats", "iceberg").save(str(tmp_path / "u")))
-    assert "delta.universalFormat.enabledFormats" in message
+                          .option("delta.enableIcebergCompatV3", "true").save(str(tmp_path / "u")))
+    assert "delta.enableIcebergCompatV3" in message
     assert commits(path) == before
     assert spark.read.format("delta").load(path).count() == 1
 
