@@ -7,7 +7,9 @@ tests/test_uniform_spark.py.
 
 The icebergCompatV1/V2 features' rules are refused by name when a statement breaks them; the Delta log
 stays the one source of truth: a conversion that fails leaves the commit standing and the next commit
-catches up."""
+catches up.
+
+make test runs each kind of commit, the refusals and the catch-up; the rest is the second tier's."""
 import glob
 import json
 import os
@@ -136,6 +138,7 @@ def test_iceberg_readers_see_each_commit(spark, tmp_path):
     assert versions == sorted(versions) and versions[-1] == len(versions) - 1
 
 
+@pytest.mark.full
 def test_iceberg_snapshot_of_an_older_version(spark, tmp_path):
     """Iceberg time travel: the snapshot recorded for Delta version k reads as Silt's version k."""
     path = tmp_path / "t"
@@ -150,6 +153,7 @@ def test_iceberg_snapshot_of_an_older_version(spark, tmp_path):
         assert pyiceberg_rows(path, columns, by_version[version]) == want, f"Delta version {version}"
 
 
+@pytest.mark.full
 def test_schema_changes_follow(spark, tmp_path):
     """Add, rename and drop columns (column mapping by name): the Iceberg schema follows by field id."""
     path = tmp_path / "t"
@@ -168,6 +172,7 @@ def test_schema_changes_follow(spark, tmp_path):
     assert len(iceberg_table(path).metadata.schemas) == 4
 
 
+@pytest.mark.full
 def test_nested_types_carry_field_ids(spark, tmp_path):
     """Arrays, maps and structs: every Parquet field, lists' elements and maps' keys and values too, has the
     id the Iceberg schema gives it; partition columns are in the files, after the others; timestamps are int64."""
@@ -230,6 +235,7 @@ def test_refused_by_name(spark, tmp_path, ddl, error):
     assert not os.path.exists(path / "_delta_log" / f"{0:020d}.json"), "nothing was committed"
 
 
+@pytest.mark.full
 def test_turned_on_for_an_existing_table(spark, tmp_path):
     """ALTER turns UniForm on for a table that maps columns by name, files and all, as the reference lets it;
     one that does not map columns is refused, named, and REORG … UPGRADE UNIFORM is the way there."""
@@ -249,6 +255,7 @@ def test_turned_on_for_an_existing_table(spark, tmp_path):
     assert "delta.columnMapping.mode" in str(e.value)
 
 
+@pytest.mark.full
 def test_reorg_upgrades_a_table_to_uniform(spark, tmp_path):
     """REORG … APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2)) on a table without column mapping, with
     deletion vectors: Delta Lake's three commits, every file rewritten under the feature, Iceberg readers agree."""
@@ -280,6 +287,7 @@ def test_reorg_upgrades_a_table_to_uniform(spark, tmp_path):
                         for a in adds.values())
 
 
+@pytest.mark.full
 def test_turning_compat_off_turns_uniform_off(spark, tmp_path):
     path = tmp_path / "t"
     t = f"delta.`{path}`"
@@ -292,6 +300,7 @@ def test_turning_compat_off_turns_uniform_off(spark, tmp_path):
     assert len(metadata_files(path)) == converted, "no Iceberg metadata after UniForm is off"
 
 
+@pytest.mark.full
 def test_type_changes_iceberg_cannot_read_are_refused(spark, tmp_path):
     path = tmp_path / "t"
     t = f"delta.`{path}`"
@@ -329,6 +338,7 @@ def test_a_failed_conversion_keeps_the_commit_and_the_next_catches_up(spark, tmp
         spark.sql(f"MSCK REPAIR TABLE delta.`{tmp_path / 'plain'}` SYNC METADATA")
 
 
+@pytest.mark.full
 def test_vacuum_keeps_the_iceberg_metadata(spark, tmp_path):
     path = tmp_path / "t"
     t = f"delta.`{path}`"
@@ -347,6 +357,7 @@ def test_vacuum_keeps_the_iceberg_metadata(spark, tmp_path):
     assert_iceberg_reads_as_silt(spark, path, "VACUUM")
 
 
+@pytest.mark.full
 def test_delta_readers_still_read_it_as_delta(spark, tmp_path):
     """delta-rs reads a UniForm table Silt wrote as the same Delta table (the reference: test_interop_features)."""
     import pyarrow as pa
