@@ -371,3 +371,26 @@ def test_delta_readers_still_read_it_as_delta(spark, tmp_path):
     # the reference Delta Lake's as well
     theirs = pa.table(QueryBuilder().register("t", DeltaTable(str(path))).execute("SELECT * FROM t").read_all())
     assert rendered(theirs, columns) == want
+
+
+@pytest.mark.full
+def test_expired_snapshots_and_their_files_go(spark, tmp_path):
+    """Snapshots older than min(log retention, deleted-file retention) expire (Delta Lake's limit), with the
+    manifest lists and manifests only they named; the current snapshot and what it names stay."""
+    path = tmp_path / "t"
+    t = f"delta.`{path}`"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT) USING delta TBLPROPERTIES ({UNIFORM}, "
+              "'delta.logRetentionDuration' = 'interval 0 seconds', "
+              "'delta.deletedFileRetentionDuration' = 'interval 0 seconds')")
+    for i in range(4):
+        spark.sql(f"INSERT INTO {t} VALUES ({i})")
+    spark.sql(f"DELETE FROM {t} WHERE id = 1")
+    metadata = iceberg_table(path).metadata
+    assert [s.summary["delta-version"] for s in metadata.snapshots] == ["5"]
+    lists = glob.glob(str(path / "metadata" / "snap-*.avro"))
+    assert [os.path.basename(f) for f in lists] == [os.path.basename(metadata.snapshots[0].manifest_list)]
+    named = {os.path.basename(m.manifest_path) for m in iceberg_table(path).current_snapshot().manifests(
+        iceberg_table(path).io)}
+    on_disk = {os.path.basename(f) for f in glob.glob(str(path / "metadata" / "*-m*.avro"))}
+    assert on_disk == named
+    assert_iceberg_reads_as_silt(spark, path, "expiry")

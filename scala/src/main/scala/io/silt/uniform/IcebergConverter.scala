@@ -26,6 +26,8 @@ object IcebergConverter extends Logging {
   val MinManifestsToMerge = 100
   /** A manifest this large is not merged (Iceberg's default target size). */
   val TargetManifestBytes: Long = 8L * 1024 * 1024
+  /** Metadata files the metadata log names, and that stay (Iceberg's write.metadata.previous-versions-max). */
+  val PreviousVersionsMax = 100
   /** Entries per manifest when a whole file list is written. */
   val EntriesPerManifest = 100000
 
@@ -65,6 +67,11 @@ object IcebergConverter extends Logging {
         val sp = files.spec(0, 1000)
         (Seq(specNode(sp)), sp)
     }
+    // Snapshots older than Delta Lake's limit for them go (min(log retention, deleted-file retention)): an older
+    // version's files may be gone. The new snapshot, current, always stays.
+    val props = TableProperties(metadata.configuration)
+    val maxAgeMs = math.min(props.logRetentionMs, props.deletedFileRetentionMs)
+    val kept = prior.map(_.snapshots).getOrElse(Nil).filter(_.timestampMs >= snapshot.timestamp - maxAgeMs)
     val tableSchemaJson = schema.withId(schemaId).toString
     val snapshotId = newSnapshotId(prior)
     val sequenceNumber = prior.map(_.lastSequenceNumber).getOrElse(0L) + 1
@@ -129,13 +136,39 @@ object IcebergConverter extends Logging {
       defaultSpecId = spec.specId,
       lastPartitionId = math.max(prior.map(_.lastPartitionId).getOrElse(999), spec.fields.map(_._1).foldLeft(999)(_ max _)),
       properties = properties,
-      snapshots = prior.map(_.snapshots).getOrElse(Nil) :+ newSnapshot,
+      snapshots = kept :+ newSnapshot,
       currentSnapshotId = Some(snapshotId),
-      snapshotLog = prior.map(_.snapshotLog).getOrElse(Nil) :+ (now -> snapshotId),
+      snapshotLog = prior.map(_.snapshotLog).getOrElse(Nil).filter(e => kept.exists(_.id == e._2)) :+ (now -> snapshotId),
       metadataLog = (prior.map(_.metadataLog).getOrElse(Nil) ++ previous.map { case (v, m) =>
         m.lastUpdatedMs -> fs.makeQualified(IcebergMetadataFiles.metadataFile(tablePath, v)).toString
-      }).takeRight(100))
-    if (IcebergMetadataFiles.write(log, version, table)) Some(version) else None
+      }).takeRight(PreviousVersionsMax))
+    if (!IcebergMetadataFiles.write(log, version, table)) return None
+    prior.foreach(p => removeExpired(fs, p, table, kept.headOption.orElse(Some(newSnapshot))))
+    Some(version)
+  }
+
+  /**
+   * Deletes what the new metadata no longer names: the manifest lists of expired snapshots, the manifests only they
+   * named (a manifest is named by a run of consecutive snapshots, so those the oldest kept snapshot names are all
+   * that stay), and the metadata files that left the metadata log. Best effort: what is not deleted stays unused.
+   */
+  private def removeExpired(fs: FileSystem, prior: IcebergTableMetadata, table: IcebergTableMetadata,
+      oldestKept: Option[IcebergSnapshot]): Unit = try {
+    val expired = prior.snapshots.filterNot(s => table.snapshots.exists(_.id == s.id))
+    if (expired.nonEmpty) {
+      val keptManifests = oldestKept.toSeq.flatMap(s => IcebergManifests.readManifestList(fs, new Path(s.manifestList)))
+        .map(_.path).toSet
+      expired.foreach { s =>
+        val list = new Path(s.manifestList)
+        if (fs.exists(list)) {
+          IcebergManifests.readManifestList(fs, list).map(_.path).filterNot(keptManifests).foreach(m => fs.delete(new Path(m), false))
+          fs.delete(list, false)
+        }
+      }
+    }
+    prior.metadataLog.map(_._2).filterNot(f => table.metadataLog.exists(_._2 == f)).foreach(f => fs.delete(new Path(f), false))
+  } catch {
+    case scala.util.control.NonFatal(e) => logWarning(s"Silt: unused Iceberg metadata of ${table.location} stays: $e")
   }
 
   /** What a conversion's snapshot holds: its manifests, the Iceberg operation, and its counts. */
