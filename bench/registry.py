@@ -7,7 +7,7 @@ import importlib
 # The long-standing order (OPTIMIZE first, write and skipping last), then the newer ones.
 BENCHMARKS = ("optimize", "dv", "checkpoint_open", "checkpoint_write", "checkpoint_million",
               "write", "skipping", "peers", "commits", "column_mapping", "streaming", "clustering", "vacuum", "table_features",
-              "small_files", "concurrent_dml", "log_scale", "json_log", "lakehouse")
+              "small_files", "concurrent_dml", "log_scale", "json_log", "lakehouse", "uniform")
 # Names that stand for several benchmarks on the command line.
 GROUPS = {"checkpoint": ("checkpoint_open", "checkpoint_write", "checkpoint_million")}
 
