@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from conftest import load_canon
+from conftest import load_canon, needs_spark_4
 from silt.errors import InvalidTableOperationException
 
 UNIFORM = ("'delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg'")
@@ -106,6 +106,7 @@ def condition(e):
 
 # ---------------------------------------------------------------- tests
 
+@pytest.mark.smoke
 def test_iceberg_readers_see_each_commit(spark, tmp_path):
     """Partitioned, every kind of commit: the Iceberg readers read what Silt reads after each."""
     path = tmp_path / "t"
@@ -301,6 +302,7 @@ def test_turning_compat_off_turns_uniform_off(spark, tmp_path):
 
 
 @pytest.mark.full
+@needs_spark_4("widening of int to bigint in its Parquet reader")
 def test_type_changes_iceberg_cannot_read_are_refused(spark, tmp_path):
     path = tmp_path / "t"
     t = f"delta.`{path}`"
