@@ -396,3 +396,37 @@ def test_expired_snapshots_and_their_files_go(spark, tmp_path):
     on_disk = {os.path.basename(f) for f in glob.glob(str(path / "metadata" / "*-m*.avro"))}
     assert on_disk == named
     assert_iceberg_reads_as_silt(spark, path, "expiry")
+
+
+@pytest.mark.full
+def test_a_uniform_table_the_reference_wrote_is_continued(spark, tmp_path):
+    """The reference Delta Lake creates a UniForm table on a path (it writes no Iceberg metadata there: since
+    delta-spark 4.2 only Unity Catalog tables get it) and writes to it, with REORG … UPGRADE UNIFORM on a second;
+    Silt writes to both, Iceberg readers read Silt's metadata of all their rows, and the reference reads Silt's
+    commits."""
+    from test_interop import run_reference
+    made, upgraded = str(tmp_path / "made"), str(tmp_path / "upgraded")
+    statements = [
+        f"CREATE TABLE delta.`{made}` (id BIGINT, v STRING, p INT) USING delta PARTITIONED BY (p) "
+        f"TBLPROPERTIES ({UNIFORM})",
+        f"INSERT INTO delta.`{made}` SELECT id, concat('r', id), CAST(id % 3 AS INT) FROM range(20)",
+        f"DELETE FROM delta.`{made}` WHERE id = 4",
+        f"CREATE TABLE delta.`{upgraded}` (id BIGINT, v STRING) USING delta "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
+        f"INSERT INTO delta.`{upgraded}` SELECT id, concat('r', id) FROM range(10)",
+        f"DELETE FROM delta.`{upgraded}` WHERE id = 3",
+        f"REORG TABLE delta.`{upgraded}` APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = 2))",
+    ]
+    [res] = run_reference([{"op": "sql", "statements": statements}])
+    assert res["ok"], res.get("error")
+    for path in (made, upgraded):
+        assert not os.path.exists(os.path.join(path, "metadata")), "the reference wrote Iceberg metadata on a path"
+        spark.sql(f"INSERT INTO delta.`{path}` (id, v) VALUES (1000, 'silt')")
+        spark.sql(f"UPDATE delta.`{path}` SET v = 'u' WHERE id = 1")
+        assert_iceberg_reads_as_silt(spark, path, "Silt's commits to the reference's table")
+    reads = run_reference([{"op": "read", "path": p} for p in (made, upgraded)])
+    for path, r in zip((made, upgraded), reads):
+        assert r["ok"], r.get("error")
+        want, columns = silt_rows(spark, path)
+        assert r["columns"] == columns
+        assert sorted(load_canon().canonical_json(x) for x in r["rows"]) == want
