@@ -23,11 +23,28 @@ final class UniformHook extends PostCommitHook with Logging {
   override def afterCommit(spark: SparkSession, log: TableLog, committed: => Snapshot): Unit = {
     val snapshot = committed
     if (TableProperties(snapshot.metadata.configuration).icebergEnabled) {
-      try IcebergConverter.convert(log, snapshot, spark.sessionState.conf.sessionLocalTimeZone)
+      try convertWinningRaces(log, snapshot, spark.sessionState.conf.sessionLocalTimeZone)
       catch {
         case NonFatal(e) => logWarning(s"Silt: version ${snapshot.version} of ${log.tablePath} is committed, but " +
           s"its Iceberg metadata could not be written: $e. ${remedy(log.tablePath.toString)}", e)
       }
     }
   }
+
+  /**
+   * Converts `snapshot`; when a concurrent conversion wrote the next metadata version first with an older Delta
+   * version than this one, converts again on top of it (a few times), so that the newest commit is not left
+   * for the next one to convert.
+   */
+  private def convertWinningRaces(log: TableLog, snapshot: Snapshot, timeZone: String): Unit = {
+    var attempts = 0
+    while (IcebergConverter.convert(log, snapshot, timeZone).isEmpty && attempts < UniformHook.RaceAttempts &&
+        IcebergMetadataFiles.latest(log).flatMap(_._2.properties.get(IcebergTableMetadata.DeltaVersionKey))
+          .forall(_.toLong < snapshot.version)) attempts += 1
+  }
+}
+
+object UniformHook {
+  /** Conversions of one commit after the first lost a race. */
+  val RaceAttempts = 3
 }
