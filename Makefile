@@ -167,7 +167,7 @@ test-scala:
 # smoke tests that start a Spark Connect server (marked server) too, on this minor.
 test-python: build
 	cd python && ../$(PY) -m mypy silt
-	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=25
+	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=60
 
 # The smoke subset (tests marked smoke) on other Spark minors, each in its own environment and with
 # its own jar: the oldest in `make test`, the others in the second tier (SMOKE_MINORS picks).

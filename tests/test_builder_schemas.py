@@ -35,6 +35,7 @@ result = {"pathSchema": spark.read.format("delta").load(detail.location).schema.
 """
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (39 s each)
 @pytest.mark.reference
 @pytest.mark.parametrize("located", [False, True], ids=["managed", "location"])
 def test_the_builder_records_what_the_reference_records(spark, tmp_path, located):

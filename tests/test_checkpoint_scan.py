@@ -296,6 +296,7 @@ def test_vacuum_of_a_large_table_deletes_what_the_file_list_would(spark, tmp_pat
     assert rows(spark, large, "true") == before
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (14 s)
 def test_a_stream_reads_a_large_tables_initial_snapshot_in_the_same_batches_without_its_file_list(spark, tmp_path,
                                                                                                    setting):
     """A stream's initial snapshot of a large table is numbered by a Spark job (by modification time

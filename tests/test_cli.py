@@ -69,6 +69,7 @@ def test_module_entry_point(spark, tmp_path):
     assert r.returncode == 1 and "NotADeltaTableException" in r.stderr
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (21 s)
 def test_progress_bar_shows_the_running_job(spark):
     import io
 

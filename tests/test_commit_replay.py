@@ -74,6 +74,7 @@ def test_a_log_of_commits_alone_is_scanned_from_a_spark_replay_without_its_file_
     assert [r["txn"]["appId"] for r in cp if "txn" in r] == ["app"]
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (20 s)
 def test_after_a_checkpoint_a_commit_of_more_files_than_the_driver_holds_is_replayed_by_spark(spark, tmp_path, setting):
     """A checkpoint, then a commit removing 12,000 files (an engine's OPTIMIZE of a large table, here
     tombstones of files it never had): more than the driver replays after a checkpoint whatever its limit."""
