@@ -25,6 +25,11 @@ class IcebergSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def mapped(schema: StructType): StructType = IcebergCompat.withNestedIds(ColumnMapping.assign(
     metadata(schema, Map("delta.columnMapping.mode" -> "name")), upgrading = false)).schema
 
+  /** Every field id an Iceberg schema's JSON gives: fields', lists' elements', maps' keys' and values'. */
+  private def idsOf(n: com.fasterxml.jackson.databind.JsonNode): Seq[Int] =
+    Seq("id", "element-id", "key-id", "value-id").filter(n.has).map(n.get(_).asInt) ++
+      n.elements().asScala.toSeq.flatMap(idsOf)
+
   private val nested = mapped(StructType(Seq(
     StructField("id", LongType, nullable = false),
     StructField("tags", ArrayType(StringType)),
@@ -33,12 +38,7 @@ class IcebergSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("field ids are the column mapping ids; arrays' and maps' fields take the nested ids, all distinct") {
     val schema = IcebergSchema.of("t", nested)
-    val ids = scala.collection.mutable.ArrayBuffer.empty[Int]
-    def walk(n: com.fasterxml.jackson.databind.JsonNode): Unit = {
-      Seq("id", "element-id", "key-id", "value-id").foreach(k => if (n.has(k)) ids += n.get(k).asInt)
-      n.elements().asScala.foreach(walk)
-    }
-    walk(schema.json)
+    val ids = idsOf(schema.json)
     assert(ids.distinct.size == ids.size, s"ids $ids repeat")
     assert(schema.lastColumnId == ids.max)
     assert(schema.topLevelIds("id") == nested("id").metadata.getLong(ColumnMapping.IdKey).toInt)
@@ -133,14 +133,8 @@ class IcebergSpec extends AnyFunSuite with ScalaCheckPropertyChecks {
     val message = new SparkToParquetSchemaConverter(conf).convert(physical)
     val stamped = FieldIdWriteSupport.stamped(MessageTypeParser.parseMessageType(message.toString), physical)
     val ids = " = (\\d+)".r.findAllMatchIn(stamped.toString).map(_.group(1).toInt).toSet
-    val want = IcebergSchema.of("t", nested)
-    val expected = scala.collection.mutable.Set.empty[Int]
-    def walk(n: com.fasterxml.jackson.databind.JsonNode): Unit = {
-      Seq("id", "element-id", "key-id", "value-id").foreach(k => if (n.has(k)) expected += n.get(k).asInt)
-      n.elements().asScala.foreach(walk)
-    }
-    walk(want.json)
-    assert(expected.toSet.subsetOf(ids), s"the file's ids $ids lack ${expected.toSet -- ids}")
+    val expected = idsOf(IcebergSchema.of("t", nested).json).toSet
+    assert(expected.subsetOf(ids), s"the file's ids $ids lack ${expected -- ids}")
   }
 
   test("a Fixed decimal is padded with its sign") {
