@@ -216,7 +216,8 @@ test-full:
 # tests, and the rest with the fresh clone's test, the row-conflict cells, the lakehouse benchmark's small run
 # and the dbt projects, so that the two end about together (both keep the cores busy; on 2026-12-01, before
 # the split, the pytest lane took 3,756 s, of which the lakehouse run 532 s and dbt's 434 s).
-SECOND_TIER_BESIDE := tests/test_fresh_clone.py tests/test_row_conflicts.py tests/test_bench_lakehouse.py tests/test_dbt.py
+SECOND_TIER_BESIDE := tests/test_fresh_clone.py tests/test_row_conflicts.py tests/test_bench_lakehouse.py tests/test_dbt.py \
+                      tests/test_uniform_spark.py
 # The heavy part of the second tier, in lanes of its own: reliability's kill trials and soak at CI's size, the
 # faulty-S3 trials, the wheel on every minor (pytest); the smoke subset on the other minors and the rest of
 # the core suite on the oldest. `.ci/run` runs it when the rest left it the time (see docs/development.md).
