@@ -26,6 +26,8 @@ object IcebergConverter extends Logging {
   val MinManifestsToMerge = 100
   /** A manifest this large is not merged (Iceberg's default target size). */
   val TargetManifestBytes: Long = 8L * 1024 * 1024
+  /** Snapshots the metadata keeps at most: Iceberg time travel reaches the last this many Delta versions. */
+  val MaxSnapshots = 100
   /** Metadata files the metadata log names, and that stay (Iceberg's write.metadata.previous-versions-max). */
   val PreviousVersionsMax = 100
   /** Entries per manifest when a whole file list is written. */
@@ -68,10 +70,12 @@ object IcebergConverter extends Logging {
         (Seq(specNode(sp)), sp)
     }
     // Snapshots older than Delta Lake's limit for them go (min(log retention, deleted-file retention)): an older
-    // version's files may be gone. The new snapshot, current, always stays.
+    // version's files may be gone. Past the newest MaxSnapshots, they go too: every reader reads the whole list
+    // to plan, and each metadata file holds it. The new snapshot, current, always stays.
     val props = TableProperties(metadata.configuration)
     val maxAgeMs = math.min(props.logRetentionMs, props.deletedFileRetentionMs)
     val kept = prior.map(_.snapshots).getOrElse(Nil).filter(_.timestampMs >= snapshot.timestamp - maxAgeMs)
+      .takeRight(MaxSnapshots - 1)
     val tableSchemaJson = schema.withId(schemaId).toString
     val snapshotId = newSnapshotId(prior)
     val sequenceNumber = prior.map(_.lastSequenceNumber).getOrElse(0L) + 1
