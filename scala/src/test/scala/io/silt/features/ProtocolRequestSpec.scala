@@ -22,8 +22,8 @@ class ProtocolRequestSpec extends AnyFunSuite {
     assert(v.option == "delta.minWriterVersion" && v.getMessage.contains("'9'"))
     val s = intercept[UnsupportedOptionException](ProtocolRequest.parse("/t", Map("delta.feature.appendOnly" -> "off")))
     assert(s.getMessage.contains("'off'"))
-    val f = intercept[UnsupportedTableFeatureException](ProtocolRequest.parse("/t", Map("delta.feature.icebergCompatV2" -> "supported")))
-    assert(f.getMessage.contains("icebergCompatV2"))
+    val f = intercept[UnsupportedTableFeatureException](ProtocolRequest.parse("/t", Map("delta.feature.icebergCompatV3" -> "supported")))
+    assert(f.getMessage.contains("icebergCompatV3"))
   }
 
   test("versions only go up") {
