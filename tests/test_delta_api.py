@@ -99,8 +99,8 @@ def test_protocol_upgrades_go_up_only_and_refuse_what_silt_does_not_write(spark,
     d = dt.detail().first()
     assert (d.minReaderVersion, d.minWriterVersion) == (1, 3)
     assert not any(k.startswith("delta.min") for k in d.properties)  # the protocol, not the configuration
-    with pytest.raises(silt.UnsupportedTableFeatureException, match="icebergCompatV2"):
-        dt.addFeatureSupport("icebergCompatV2")
+    with pytest.raises(silt.UnsupportedTableFeatureException, match="icebergCompatV3"):
+        dt.addFeatureSupport("icebergCompatV3")
     with pytest.raises(silt.UnsupportedOptionException, match="delta.minWriterVersion"):
         dt.upgradeTableProtocol(1, 9)
     assert dt.detail().first().minWriterVersion == 3
