@@ -48,6 +48,7 @@ def without_run_times(table):
     return sorted(rows, key=json.dumps)
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (44 s; the full project runs beside it)
 def test_a_dbt_project_merges_and_records_its_tables_as_delta_lake_does(tmp_path):
     """The quick step `make test` runs: two merge models (one key; two keys with merge_update_columns and a
     location_root) over seeds, run again after the source changed."""

@@ -72,6 +72,7 @@ def test_vacuum_retain_other_than_zero_hours_keeps_the_tables_retention(spark, t
     assert parquet_files(tmp_path / "q") > live_files(spark, q)
 
 
+@pytest.mark.full  # second tier: make test was past 15 minutes (39 s)
 @pytest.mark.reference
 def test_vacuum_retain_keeps_what_the_reference_keeps(spark, tmp_path):
     """RETAIN 100 HOURS on a table whose retention is 0 hours: Delta Lake 4.4 deletes the removed files (it keeps
