@@ -71,7 +71,8 @@ final case class IcebergTableMetadata(uuid: String, location: String, lastSequen
     orders.put("order-id", 0)
     orders.putArray("fields")
     n.put("default-sort-order-id", 0)
-    ActionCodec.mapper.writerWithDefaultPrettyPrinter().writeValueAsString(n)
+    // compact, as Iceberg writes it: every reader reads the whole file to plan
+    ActionCodec.mapper.writeValueAsString(n)
   }
 }
 
