@@ -144,7 +144,7 @@ object IcebergManifests {
     try stream.iterator().asScala.map { r =>
       val file = r.get("data_file").asInstanceOf[GenericRecord]
       val partition = file.get("partition").asInstanceOf[GenericRecord]
-      IcebergDataFile(
+      val dataFile = IcebergDataFile(
         path = file.get("file_path").toString,
         partition = spec.fields.map { case (_, name, dt) => IcebergValues.fromAvro(partition.get(name), dt) },
         recordCount = file.get("record_count").asInstanceOf[Long],
@@ -153,10 +153,8 @@ object IcebergManifests {
         nullCounts = readMap(file, "null_value_counts").map { case (k, v) => k -> v.asInstanceOf[Long] },
         lowerBounds = readMap(file, "lower_bounds").map { case (k, v) => k -> v.asInstanceOf[ByteBuffer] },
         upperBounds = readMap(file, "upper_bounds").map { case (k, v) => k -> v.asInstanceOf[ByteBuffer] })
-      match {
-        case f => ManifestEntry(r.get("status").asInstanceOf[Int], r.get("snapshot_id").asInstanceOf[Long],
-          r.get("sequence_number").asInstanceOf[Long], r.get("file_sequence_number").asInstanceOf[Long], f)
-      }
+      ManifestEntry(r.get("status").asInstanceOf[Int], r.get("snapshot_id").asInstanceOf[Long],
+        r.get("sequence_number").asInstanceOf[Long], r.get("file_sequence_number").asInstanceOf[Long], dataFile)
     }.toVector finally stream.close()
   }
 

@@ -9,8 +9,8 @@ import io.silt.features.ColumnMapping
 import org.apache.spark.sql.types._
 
 /**
- * One leaf column of a table as Iceberg sees it: its Iceberg field id, its logical and physical paths
- * (statistics are keyed by the physical one) and its type; `topLevel` when it is a column of the table.
+ * One primitive struct field of a table as Iceberg sees it: its Iceberg field id, its logical and physical paths
+ * (statistics are keyed by the physical one), its type, and whether it lies inside an array or a map.
  */
 final case class IcebergLeaf(id: Int, logicalPath: Seq[String], physicalPath: Seq[String], dataType: DataType,
     inList: Boolean)
@@ -100,9 +100,7 @@ object IcebergSchema {
           n.set[JsonNode]("value", child("value", vid, m.valueType, mapping))
           n.put("value-required", !m.valueContainsNull)
           n
-        case other =>
-          leaves += IcebergLeaf(-1, logical, physical, other, inList)
-          nodes.textNode(primitive(tablePath, logical, other))
+        case other => nodes.textNode(primitive(tablePath, logical, other))
       }
     }
 
@@ -116,13 +114,10 @@ object IcebergSchema {
         m.put("field-id", id)
         m.putArray("names").add(ColumnMapping.physicalName(f))
         mapping.withArray[ArrayNode]("fields").add(m)
-        val before = leaves.size
-        val nestedIds = ColumnMapping.nestedIds(f)
-        val t = typeOf(f.dataType, lp, pp, nestedIds, ColumnMapping.physicalName(f), m, inList)
-        // a primitive field's leaf takes the field's own id
-        if (!f.dataType.isInstanceOf[StructType] && !f.dataType.isInstanceOf[ArrayType] &&
-            !f.dataType.isInstanceOf[MapType] && leaves.size == before + 1) {
-          leaves(before) = leaves(before).copy(id = id)
+        val t = typeOf(f.dataType, lp, pp, ColumnMapping.nestedIds(f), ColumnMapping.physicalName(f), m, inList)
+        f.dataType match {
+          case _: StructType | _: ArrayType | _: MapType =>
+          case other => leaves += IcebergLeaf(id, lp, pp, other, inList)
         }
         val field = nodes.objectNode()
         field.put("id", id)
@@ -140,7 +135,7 @@ object IcebergSchema {
     json.put("type", "struct")
     json.set[JsonNode]("fields", fields)
     val topLevel = schema.fields.map(f => f.name.toLowerCase -> f.metadata.getLong(ColumnMapping.IdKey).toInt).toMap
-    new IcebergSchema(json, root.withArray[ArrayNode]("fields"), maxId, leaves.filter(_.id > 0).toSeq, topLevel)
+    new IcebergSchema(json, root.withArray[ArrayNode]("fields"), maxId, leaves.toSeq, topLevel)
   }
 
   /** Iceberg's name of a primitive type; the types icebergCompat allows, others refused by column. */

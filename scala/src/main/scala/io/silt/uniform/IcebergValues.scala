@@ -1,7 +1,6 @@
 package io.silt.uniform
 
 import java.nio.{ByteBuffer, ByteOrder}
-import java.nio.charset.StandardCharsets
 
 import org.apache.avro.{LogicalTypes, Schema => AvroSchema}
 import org.apache.avro.generic.GenericData
@@ -101,7 +100,4 @@ object IcebergValues {
     while (BigInt(2).pow(8 * bytes - 1) < BigInt(10).pow(precision)) bytes += 1
     bytes
   }
-
-  /** A string of UTF-8 `b` (a bound read back). */
-  def utf8(b: ByteBuffer): String = StandardCharsets.UTF_8.decode(b.duplicate()).toString
 }

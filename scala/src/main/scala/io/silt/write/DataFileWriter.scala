@@ -69,13 +69,14 @@ object DataFileWriter {
       options: Map[String, String], enforceConstraints: Boolean, folder: String = "",
       collectStats: Boolean = true, materializePartitions: Boolean = false): Seq[(WrittenFile, Option[String])] = {
     val constrained = if (enforceConstraints) Constraints.enforce(spark, data, metadata) else data
-    val partitionNames = metadata.partitionColumns.map(c => constrained.columns.find(_.equalsIgnoreCase(c)).getOrElse(
-      throw new IllegalStateException(s"partition column $c is missing from the data")))
+    val partitionNames = if (!materializePartitions) Nil else metadata.partitionColumns.map(c =>
+      constrained.columns.find(_.equalsIgnoreCase(c)).getOrElse(
+        throw new IllegalStateException(s"partition column $c is missing from the data")))
     // Materialized, the partition columns stay in the files, after the other columns (icebergCompat); copies of
     // them, which Spark's writer leaves out of the files, name the folders.
-    val copies = if (materializePartitions) partitionNames.indices.map(i => s"$PartitionCopyPrefix$i") else Nil
+    val copies = partitionNames.indices.map(i => s"$PartitionCopyPrefix$i")
     val checked = if (copies.isEmpty) constrained else {
-      val others = constrained.columns.filterNot(partitionNames.contains)
+      val others = constrained.columns.toSeq.filterNot(partitionNames.contains)
       constrained.select((others ++ partitionNames).map(Identifiers.column) ++
         partitionNames.zip(copies).map { case (p, c) => Identifiers.column(p).as(c) }: _*)
     }
@@ -99,7 +100,7 @@ object DataFileWriter {
       .getOrElse(StructField(a.name, a.dataType)).copy(name = a.name, dataType = a.dataType)))
     val hidden = RowTrackingWrites.hiddenNames(metadata)
     // Statistics are of the data columns (a materialized partition column, last in the files, has none, as in Delta).
-    val statsSchema = StructType(dataSchema.filterNot(f => hidden(f.name) || copies.nonEmpty && partitionNames.contains(f.name)))
+    val statsSchema = StructType(dataSchema.filterNot(f => hidden(f.name) || partitionNames.contains(f.name)))
     val statsTracker = new StatsJobTracker(if (collectStats) StatsColumn.forTable(statsSchema, metadata).toIndexedSeq
       else IndexedSeq.empty)
     val root = if (folder.isEmpty) tablePath else new Path(tablePath, folder)
