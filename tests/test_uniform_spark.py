@@ -1,7 +1,8 @@
 """Spark with Iceberg's own runtime (org.apache.iceberg:iceberg-spark-runtime-4.0_2.13, in the Spark 4.0
 environment, a process without Silt) reads a UniForm table Silt wrote: every Delta version's snapshot (Iceberg
 time travel by snapshot id) as Silt reads that version, the table by its path (Iceberg's Hadoop tables, through
-version-hint.text), and the newest metadata file registered in an Iceberg catalog (`register_table`)."""
+version-hint.text), the newest metadata file registered in an Iceberg catalog (`register_table`), and a table in
+a Hive metastore through Iceberg's HiveCatalog on that metastore."""
 import json
 import os
 import subprocess
@@ -9,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import CANON_PY, INTEROP_DIR, REPO_ROOT, python_env
-from test_uniform import UNIFORM, iceberg_table, silt_rows
+from test_uniform import UNIFORM, converted_before_returning, iceberg_table, silt_rows  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.full  # second tier: the Spark 4.0 environment comes with make build-all
 
@@ -31,14 +32,14 @@ STEPS = [
 ]
 
 
-def read_with_iceberg_spark(requests, warehouse):
+def read_with_iceberg_spark(requests, warehouse, metastore=None):
     if not SPARK_40.exists():
         pytest.fail(f"{SPARK_40} is missing: make build-all makes it")
     env = python_env()
     env["PYTHONPATH"] = os.pathsep.join([str(CANON_PY.parent), env["PYTHONPATH"]])
     env["PYSPARK_PYTHON"] = str(SPARK_40)
     proc = subprocess.run([str(SPARK_40), str(INTEROP_DIR / "iceberg_spark_reader.py"), json.dumps(requests),
-                           str(warehouse)], capture_output=True, text=True, timeout=900, env=env)
+                           str(warehouse)] + ([str(metastore)] if metastore else []), capture_output=True, text=True, timeout=900, env=env)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     assert line, f"the Iceberg reader printed no result:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     return json.loads(line[len("RESULT "):])
@@ -64,3 +65,36 @@ def test_spark_with_icebergs_runtime_reads_every_version(spark, tmp_path):
     for res, how in zip(results[-2:], ("by path", "registered in a catalog")):
         assert res["ok"], f"{how}: {res['error']}"
         assert (res["columns"], res["rows"]) == (columns, want), how
+
+
+def test_iceberg_reads_a_table_in_a_hive_metastore_by_its_name(tmp_path):
+    """A UniForm table in a Hive metastore: its entry names its newest Iceberg metadata (table_type ICEBERG,
+    metadata_location), through every statement, ALTERs that rewrite the entry's properties too, so that Iceberg's
+    HiveCatalog on the same metastore lists and reads it; a table without UniForm is not listed. The Silt session
+    converts in the background (Delta Lake's default): the last conversion ends before its JVM exits."""
+    from test_hive_metastore import ok, run
+    folder = tmp_path / "hms"
+    statements = [
+        "SET spark.databricks.delta.catalog.update.enabled = true",
+        f"CREATE TABLE u (id BIGINT, name STRING, p INT) USING delta PARTITIONED BY (p) TBLPROPERTIES ({UNIFORM})",
+        "INSERT INTO u SELECT id, concat('n', id), CAST(id % 3 AS INT) FROM range(20)",
+        "ALTER TABLE u SET TBLPROPERTIES ('team' = 'data')",
+        "DELETE FROM u WHERE id % 4 = 0",
+        "ALTER TABLE u ADD COLUMNS (extra STRING)",
+        "UPDATE u SET extra = 'e' WHERE p = 1",
+        "CREATE TABLE plain (id INT) USING delta",
+        "INSERT INTO plain VALUES (1)",
+        "SELECT * FROM u",
+    ]
+    results = run(folder, statements)
+    for r in results:
+        ok(r)
+    rows = sorted(tuple(r) for r in results[-1]["rows"])
+    listed, read = read_with_iceberg_spark([{"tables": "default"}, {"table": "default.u"}], tmp_path / "warehouse",
+                                           metastore=folder)
+    assert listed["ok"], listed.get("error")
+    assert listed["tables"] == ["u"]
+    assert read["ok"], read["error"]
+    assert read["columns"] == ["id", "name", "p", "extra"]
+    got = sorted(tuple(None if v is None else str(v) for v in json.loads(x)) for x in read["rows"])
+    assert got == rows

@@ -1,7 +1,9 @@
 """Reads Iceberg tables with Spark and Iceberg's own runtime (no Silt in this process): each request of the
 JSON list in argv[1] names a table folder and, optionally, a snapshot id; prints one JSON line of results, the
 rows rendered by tests/conformance/canon.py. `register` requests register the newest metadata file in a Hadoop
-catalog (Iceberg's register_table) and read the table from it."""
+catalog (Iceberg's register_table) and read the table from it. With a metastore folder (argv[3], the embedded
+Derby metastore tests/scenarios/hive_session.py makes), Iceberg's HiveCatalog on it is catalog `hms`: `table`
+requests read `hms.<table>`, `tables` requests list the Iceberg tables of a namespace."""
 import json
 import os
 import sys
@@ -21,13 +23,27 @@ def main():
              .config("spark.sql.catalog.ice", "org.apache.iceberg.spark.SparkCatalog")
              .config("spark.sql.catalog.ice.type", "hadoop")
              .config("spark.sql.catalog.ice.warehouse", warehouse)
-             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+             .config("spark.sql.session.timeZone", "UTC"))
+    if len(sys.argv) > 3:
+        metastore = sys.argv[3]
+        spark = (spark.config("spark.sql.catalog.hms", "org.apache.iceberg.spark.SparkCatalog")
+                 .config("spark.sql.catalog.hms.type", "hive")
+                 .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={metastore}/metastore_db")
+                 .config("spark.hadoop.hive.metastore.schema.verification", "false")
+                 .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={metastore}"))
+    spark = spark.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     spark.sql("CREATE NAMESPACE IF NOT EXISTS ice.db")
     out = []
     for i, r in enumerate(requests):
         try:
-            if r.get("register"):
+            if r.get("tables"):
+                names = sorted(row.tableName for row in spark.sql(f"SHOW TABLES IN hms.{r['tables']}").collect())
+                out.append({"ok": True, "tables": names})
+                continue
+            if r.get("table"):
+                df = spark.table(f"hms.{r['table']}")
+            elif r.get("register"):
                 with open(os.path.join(r["path"], "metadata", "version-hint.text")) as f:
                     hint = f.read()
                 name = f"ice.db.t{i}"

@@ -6,10 +6,11 @@ import scala.jdk.CollectionConverters._
 
 import io.silt.dml.ReplaceMatchingRows
 import io.silt.errors.{InvalidTableOperationException, SchemaMismatchException}
-import io.silt.features.{ColumnMapping, IdentityColumns}
+import io.silt.features.{ColumnMapping, IdentityColumns, TableProperties}
 import io.silt.log.TableLog
 import io.silt.read.TimeTravel
 import io.silt.shims.{CatalogDefinitions, ColumnStagingCatalog}
+import io.silt.uniform.IcebergCatalogEntries
 import io.silt.write.{CatalogEntries, ColumnDefaults, GeneratedColumns, TableDefinition, TableWriter, WriteOptions}
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
@@ -57,6 +58,7 @@ class SiltCatalog extends DelegatingCatalogExtension with ColumnStagingCatalog w
       table match {
         case t if Option(t.properties.get(TableCatalog.PROP_PROVIDER)).exists(p => DeltaNames.isSilt(p, Some(spark))) =>
           val entry = spark.sessionState.catalog.getTableMetadata(SiltCatalog.tableIdentifier(ident, spark))
+          CatalogEntries.remember(entry)
           SiltTableV2(spark, new Path(entry.location), Some(entry), tt)
         case other if tt == TimeTravel.Latest => other
         case other => throw new InvalidTableOperationException(s"time travel is only supported on Silt tables, not ${other.name()}")
@@ -313,6 +315,11 @@ object SiltCatalog {
           provider = Some(props.get(TableCatalog.PROP_PROVIDER).filter(DeltaNames.isSilt(_)).getOrElse("silt").toLowerCase),
           properties = properties,
           comment = snapshot.metadata.description), ignoreIfExists = false, validateLocation = false)
+    }
+    // The commit's conversion (if UniForm is on) may have ended before the entry was there to point at it.
+    CatalogEntries.remember(catalog.getTableMetadata(tableId))
+    if (TableProperties(snapshot.metadata.configuration).icebergEnabled) {
+      IcebergCatalogEntries.update(session, TableLog.forPath(session, location.toString), enabled = true)
     }
   }
 

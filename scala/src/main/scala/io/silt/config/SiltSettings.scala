@@ -103,6 +103,11 @@ object SiltSettings {
       "instead of a warning (a symlink manifest's failure always does; a checkpoint's under checkpoint.failOnError)")
     .withDeltaKey("spark.databricks.delta.postCommitHook.throwOnError")
 
+  val UniformSyncConversion: Setting[Boolean] = Setting.boolean("spark.silt.uniform.iceberg.syncConversion",
+    default = false, "a UniForm table's Iceberg metadata is written before the statement returns, instead of in " +
+      "the background after the commit (one conversion at a time per table; the JVM's exit waits for it)")
+    .withDeltaKey("spark.databricks.delta.uniform.iceberg.sync.convert.enabled")
+
   val CheckpointV2Format: Setting[String] = Setting.oneOf("spark.silt.checkpoint.v2.format", "parquet",
     Seq("parquet", "json"), "`json` for JSON V2 checkpoints")
     .withDeltaKey("spark.databricks.delta.checkpointV2.topLevelFileFormat")
@@ -237,6 +242,7 @@ object SiltSettings {
     LogStoreImpl, OptimizeMaxFileSize, OptimizeMinFileSize, OptimizeMaxDeletedRowsRatio, OptimizeMaxThreads,
     ZOrderNumRanges, ZOrderAddNoise, ZOrderCurve, OptimizeWriteEnabled, OptimizeWriteBinSize, AutoCompactEnabled,
     AutoCompactMinNumFiles, AutoCompactMaxFileSize, AutoCompactMinFileSize, DvInlineThreshold, CheckpointFailOnError, PostCommitHookThrowOnError,
+    UniformSyncConversion,
     CheckpointV2Format, CheckpointFilesPerSidecar, SnapshotMaxDriverFiles, LogCompactionReads, LogCompactionInterval, VacuumRetentionCheck,
     VacuumRetentionWindowIgnore, VacuumLogging, ConvertUseMetadataLog, ConvertUseCatalogSchema, RetentionCompatibilityCheck,
     TimeTravelRetentionCheck, ChangeFeedTimestampOutOfRange, UtcTimestampPartitionValues,

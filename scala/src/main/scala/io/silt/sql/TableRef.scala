@@ -2,6 +2,7 @@ package io.silt.sql
 
 import io.silt.catalog.SiltCatalog
 import io.silt.errors.{InvalidTableOperationException, NotADeltaTableException}
+import io.silt.write.CatalogEntries
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
@@ -41,6 +42,7 @@ object TableRef {
       if (!SiltCatalog.isSilt(entry)) {
         throw new NotADeltaTableException(display, s"its provider is ${entry.provider.getOrElse("unknown")}, not silt")
       }
+      CatalogEntries.remember(entry)
       new Path(entry.location)
     }
   }

@@ -3,7 +3,7 @@ package io.silt.sql
 import io.silt.errors.InvalidTableOperationException
 import io.silt.features.TableProperties
 import io.silt.log.TableLog
-import io.silt.uniform.IcebergConverter
+import io.silt.uniform.IcebergConversions
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
@@ -20,7 +20,8 @@ final case class UniformSyncCommand(table: TableRef) extends LeafRunnableCommand
         s"Iceberg metadata, and the table does not keep it: set ${TableProperties.UniversalFormats.key} = 'iceberg' " +
         "(with delta.enableIcebergCompatV2 = 'true') first")
     }
-    IcebergConverter.convert(log, snapshot, spark.sessionState.conf.sessionLocalTimeZone)
+    // Beside a conversion in the background, if one runs: of the two, the one that writes second builds on the other's.
+    IcebergConversions.convertWinningRaces(IcebergConversions.Job(spark, log, snapshot))
     Nil
   }
 }

@@ -146,6 +146,7 @@ object IcebergConverter extends Logging {
       metadataLog = (prior.map(_.metadataLog).getOrElse(Nil) ++ previous.map { case (v, m) =>
         m.lastUpdatedMs -> fs.makeQualified(IcebergMetadataFiles.metadataFile(tablePath, v)).toString
       }).takeRight(PreviousVersionsMax))
+    ConversionPause.reach(tablePath)
     if (!IcebergMetadataFiles.write(log, version, table)) return None
     prior.foreach(p => removeExpired(fs, p, table, kept.headOption.orElse(Some(newSnapshot))))
     Some(version)

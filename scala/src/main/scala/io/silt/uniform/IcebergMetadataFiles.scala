@@ -25,15 +25,17 @@ object IcebergMetadataFiles {
    * newer versions a writer left without updating it are found after it, and without a hint the folder is
    * listed. A file that exists but does not parse throws: it is never taken for "no metadata".
    */
-  def latest(log: TableLog): Option[(Int, IcebergTableMetadata)] = {
+  def latest(log: TableLog): Option[(Int, IcebergTableMetadata)] =
+    latestVersion(log).map(v => v -> read(log.store.fs(log.tablePath), metadataFile(log.tablePath, v)))
+
+  /** The newest metadata version (found as [[latest]] finds it, without reading it); None when there is none. */
+  def latestVersion(log: TableLog): Option[Int] = {
     val fs = log.store.fs(log.tablePath)
     val dir = folder(log.tablePath)
-    val hinted = readHint(fs, dir)
-    val start = hinted.orElse(listed(fs, dir))
-    start.map { first =>
+    readHint(fs, dir).orElse(listed(fs, dir)).map { first =>
       var v = first
       while (fs.exists(metadataFile(log.tablePath, v + 1))) v += 1
-      v -> read(fs, metadataFile(log.tablePath, v))
+      v
     }
   }
 

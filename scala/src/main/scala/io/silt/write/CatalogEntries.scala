@@ -5,9 +5,11 @@ import java.nio.charset.StandardCharsets
 import scala.util.control.NonFatal
 
 import io.silt.config.SiltSettings
-import io.silt.features.{Clustering, ColumnMapping, ProtocolRequest}
+import io.silt.features.{Clustering, ColumnMapping, ProtocolRequest, TableProperties}
 import io.silt.log.Snapshot
 import org.apache.spark.sql.SparkSession
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.types.StructType
 
@@ -29,6 +31,38 @@ object CatalogEntries {
   /** The version and commit time (ms) of the log that an entry's columns and properties are: Delta Lake's. */
   val LastUpdateVersion = "delta.lastUpdateVersion"
   val LastCommitTimestamp = "delta.lastCommitTimestamp"
+
+  /**
+   * The parameters by which an Iceberg catalog on the same metastore (Iceberg's HiveCatalog) finds a UniForm
+   * table's Iceberg metadata: the metastore's copy of the table keeps them whatever else changes in it.
+   */
+  val IcebergTableType = "table_type"
+  val IcebergMetadataLocation = "metadata_location"
+  val IcebergPreviousMetadataLocation = "previous_metadata_location"
+  val IcebergKeys: Seq[String] = Seq(IcebergTableType, IcebergMetadataLocation, IcebergPreviousMetadataLocation)
+
+  // The catalog entries of each table path that statements of this JVM resolved, and the paths some entry of
+  // which was seen (or made) holding Iceberg parameters.
+  private val named = new java.util.concurrent.ConcurrentHashMap[String, Set[TableIdentifier]]()
+  private val withIceberg = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /** Remembers that `entry` names the table at its location (for [[namesOf]]). */
+  def remember(entry: CatalogTable): Unit = remember(new Path(entry.location), entry.identifier,
+    entry.properties.contains(IcebergMetadataLocation))
+
+  /** Remembers that the entry `id` names the table at `location`, and whether it now holds Iceberg parameters. */
+  def remember(location: Path, id: TableIdentifier, iceberg: Boolean): Unit = {
+    named.merge(key(location), Set(id), (a: Set[TableIdentifier], b: Set[TableIdentifier]) => a ++ b)
+    if (iceberg) withIceberg.add(key(location))
+  }
+
+  /** Whether an entry of the table at `location` may hold Iceberg parameters (as far as this JVM saw). */
+  def mayHoldIceberg(location: Path): Boolean = withIceberg.contains(key(location))
+
+  /** The catalog entries this JVM has seen name the table at `location` (each may since have gone or moved). */
+  def namesOf(location: Path): Set[TableIdentifier] = Option(named.get(key(location))).getOrElse(Set.empty)
+
+  private def key(location: Path): String = location.toUri.normalize().getPath.stripSuffix("/")
 
   /** The columns and properties a new table's entry is registered with (none unless `catalog.update.enabled`). */
   def forNewTable(spark: SparkSession, snapshot: Snapshot): (StructType, Map[String, String]) =
@@ -63,7 +97,13 @@ object CatalogEntries {
         }
         val changed = (properties -- Seq(LastUpdateVersion, LastCommitTimestamp)).exists { case (k, v) =>
           !entry.properties.get(k).contains(v) }
-        if (replacing || changed) catalog.alterTable(catalog.getTableMetadata(id).copy(properties = properties))
+        if (replacing || changed) {
+          val current = catalog.getTableMetadata(id)
+          val iceberg = if (TableProperties(snapshot.metadata.configuration).icebergEnabled) {
+            current.properties.filter(p => IcebergKeys.contains(p._1))
+          } else Map.empty[String, String]
+          catalog.alterTable(current.copy(properties = properties ++ iceberg))
+        }
       }
       if (entry.comment != snapshot.metadata.description) {
         catalog.alterTable(catalog.getTableMetadata(id).copy(comment = snapshot.metadata.description))
