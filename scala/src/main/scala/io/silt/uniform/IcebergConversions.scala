@@ -55,7 +55,20 @@ object IcebergConversions extends Logging {
           true
       }
     }
-    if (start) executor.execute(() => drain(key, job))
+    if (start) {
+      try executor.execute(() => drain(key, job))
+      catch {
+        case NonFatal(e) =>
+          done(key)
+          throw e
+      }
+    }
+  }
+
+  /** The table at `key` converts no more: waiters are told. */
+  private def done(key: String): Unit = converting.synchronized {
+    converting.remove(key)
+    converting.notifyAll()
   }
 
   /**
@@ -98,17 +111,19 @@ object IcebergConversions extends Logging {
 
   private def drain(key: String, first: Job): Unit = {
     var job: Option[Job] = Some(first)
-    while (job.isDefined) {
-      convertLogged(job.get)
-      job = converting.synchronized {
-        val next = converting.get(key).flatMap(_.next)
-        if (next.isDefined) converting(key).next = None
-        else {
-          converting.remove(key)
-          converting.notifyAll()
+    try {
+      while (job.isDefined) {
+        convertLogged(job.get)
+        job = converting.synchronized {
+          val next = converting.get(key).flatMap(_.next)
+          if (next.isDefined) converting(key).next = None else done(key)
+          next
         }
-        next
       }
+    } catch {
+      case e: Throwable =>  // fatal (convertLogged keeps the others): the table must not stay "converting"
+        done(key)
+        throw e
     }
   }
 
