@@ -29,24 +29,23 @@ SCALA_3.5     := 2.12
 scala_of = $(or $(SCALA_$(1)),2.13)
 jar_of = $(JARS)/silt-spark_$(1)_$(call scala_of,$(1))-$(VERSION).jar
 OTHER_VENVS   := $(addprefix $(VENVS)/spark-,$(addsuffix /.installed,$(OTHER_MINORS)))
-# The minors whose smoke tests `make test` runs (the oldest); the second tier runs the others', and the
-# oldest's that are second tier or run its reference Delta Lake.
+# The oldest minor, whose smoke tests and wheel the second tier runs first (test-second-tier-rest, test-heavy-suite);
+# the others' smoke tests, and the oldest's rest of the core suite, come in its heavy part.
 TIER1_MINORS  := 3.5
 TIER2_MINORS  := $(filter-out $(TIER1_MINORS),$(OTHER_MINORS))
 SMOKE_MINORS  := $(TIER1_MINORS)
-# Which smoke tests: in `make test` not those of the second tier (marked full too), nor those running
-# the reference Delta Lake (its round trip runs in the core suite on the default minor).
+# Which smoke tests: on the oldest minor, not those marked full too (the heavy part runs them), nor those
+# running the reference Delta Lake (its round trip runs in the core suite on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
 .PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-python-beside test-second-tier test-second-tier-suite test-second-tier-rest test-heavy test-heavy-suite test-heavy-versions test-delta-defaults demo docs bench reliability fuzz clean
 
-# What `make test` needs: the default minor's jar and environment, those of the minors whose smoke
-# tests it runs (TIER1_MINORS, above), the Spark Connect client. sbt runs one build at a time (the
-# jars below are chained); the environments are installed meanwhile (`make -j2 build`).
-build: venv $(call jar_of,$(DEFAULT_MINOR)) $(foreach m,$(TIER1_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed) \
-       $(VENVS)/connect-client/.installed $(VENVS)/dbt/.installed
-# Every minor's jar and environment: the second tier (the wheel bundles them all, each minor's smoke tests).
-build-all: build jars $(OTHER_VENVS) jvm-example
+# What `make test` needs: the default minor's jar and environment. sbt runs one build at a time (the jars
+# below are chained); the environments are installed meanwhile (`make -j2 build-all`).
+build: venv $(call jar_of,$(DEFAULT_MINOR))
+# Every minor's jar and environment, the Spark Connect client's and dbt's: the second tier (the wheel bundles
+# every jar; each minor's smoke tests).
+build-all: build jars $(OTHER_VENVS) $(VENVS)/connect-client/.installed $(VENVS)/dbt/.installed jvm-example
 
 # The Python environment, in two steps: what the demo needs (the silt package, editable so that it
 # sees the jars built below, its pyspark and matplotlib), then the test and interop dependencies.
@@ -163,12 +162,14 @@ dist: $(VENV)/.core jars
 test-scala:
 	$(SBT) test < /dev/null
 
-# The core suite: everything but the second tier (marked full) and `make reliability`'s (marked slow); the
-# smoke tests that start a Spark Connect server (marked server) too, on this minor. In two parts: CORE_BESIDE's
-# modules run after the Scala tests, the smoke subset and the wheel, so that both lanes of `make test` end about
-# together (on 2026-12-02 the core suite took 1,508 s in one lane, the other lane 650 s).
-CORE_BESIDE := tests/reliability tests/test_column_expressions.py tests/test_hive_metastore.py \
-               tests/test_delta_session_keys.py
+# The core suite: everything but the second tier (marked full) and `make reliability`'s (marked slow), on the
+# default minor. In two parts: CORE_BESIDE's modules run after the Scala tests, so that both lanes of `make test`
+# end about together (on 2026-12-02 the core suite took 1,548 s in one lane, the other lane, the Scala tests and
+# the modules then beside them, 746 s).
+CORE_BESIDE := tests/reliability tests/test_column_expressions.py \
+               tests/test_delta_session_keys.py tests/test_merge.py tests/test_docs.py tests/test_checkpoint_scan.py \
+               tests/test_change_feed.py tests/test_dml.py tests/test_s3.py tests/test_commit_replay.py \
+               tests/test_checkpoint_replay.py tests/test_optimize.py
 test-python: build
 	cd python && ../$(PY) -m mypy silt
 	$(PY) -m pytest tests -q -p no:cacheprovider -m "not slow and not full" --durations=40 \
@@ -178,17 +179,17 @@ test-python-beside: build
 	$(PY) -m pytest $(CORE_BESIDE) -q -p no:cacheprovider -m "not slow and not full" --durations=10
 
 # The smoke subset (tests marked smoke) on other Spark minors, each in its own environment and with
-# its own jar: the oldest in `make test`, the others in the second tier (SMOKE_MINORS picks).
+# its own jar (SMOKE_MINORS picks): the oldest's in the second tier, the others' in its heavy part.
 test-versions: build $(foreach m,$(SMOKE_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed)
 	set -e; for m in $(SMOKE_MINORS); do \
 	  echo "== smoke tests on pyspark $$($(VENVS)/spark-$$m/bin/python -c 'import pyspark; print(pyspark.__version__)')"; \
 	  $(VENVS)/spark-$$m/bin/python -m pytest tests -q -p no:cacheprovider -m "$(SMOKE_MARKS)"; \
 	done
 
-# The wheel of the jars `make build` made (the second tier's `make dist` bundles every minor's), installed
-# with the oldest minor's pyspark into a fresh environment: tests/test_wheel.py's case for that minor.
+# The wheel of the jars built here (the second tier's `make dist` bundles every minor's), installed with the
+# oldest minor's pyspark into a fresh environment: tests/test_wheel.py's case for that minor.
 TEST_WHEEL := target/wheel
-test-wheel: build
+test-wheel: build $(foreach m,$(TIER1_MINORS),$(call jar_of,$(m)) $(VENVS)/spark-$(m)/.installed)
 	rm -rf $(TEST_WHEEL) python/build
 	$(PY) -m pip install -q "build>=1.2,<2"
 	$(PY) -m build --wheel --outdir $(TEST_WHEEL) python
@@ -203,15 +204,15 @@ DELTA_DEFAULTS_TESTS := tests/test_dml.py tests/test_merge.py tests/test_optimiz
 test-delta-defaults: build
 	SILT_DELTA_DEFAULTS=1 $(PY) -m pytest $(DELTA_DEFAULTS_TESTS) -q -p no:cacheprovider -m "not slow and not full and not server"
 
-# The README's tests (under 15 minutes here): unit tests, the core suite, the smoke subset on the oldest
-# minor, the wheel installed with the oldest minor's pyspark. The core suite keeps about one of the two
-# cores busy (a Spark session's driver waits on Python and on its files): the rest runs beside it.
+# The README's tests (under 15 minutes here): the Scala unit tests and the core suite on the default minor. The
+# core suite keeps about one of the two cores busy (a Spark session's driver waits on Python and on its files):
+# the rest runs beside it. The other minors (the smoke subset, the wheel) are the second tier's.
 test:
 	$(MAKE) -j2 -Otarget build
 	$(MAKE) -j2 --output-sync=line test-python test-beside-python
 
 test-beside-python: build
-	$(MAKE) test-scala test-versions test-wheel test-python-beside
+	$(MAKE) test-scala test-python-beside
 
 # The second tier, which CI runs after `make test`: interop matrices with the reference Delta Lake,
 # delta-rs and DuckDB, the conflict matrix, the corpus' expected results derived again from delta-rs and
@@ -239,6 +240,7 @@ test-second-tier-suite:
 
 test-second-tier-rest:
 	$(PY) -m pytest $(SECOND_TIER_BESIDE) -q -p no:cacheprovider -m "full or slow" --durations=5
+	$(MAKE) test-versions test-wheel
 	$(PY) tests/conformance/make_expected.py --check
 	$(MAKE) test-delta-defaults
 
@@ -246,13 +248,13 @@ test-heavy: build-all dist
 	$(MAKE) -j2 --output-sync=line test-heavy-suite test-heavy-versions
 
 test-heavy-suite:
-	# (the wheel with the oldest minor's pyspark under this Python: make test ran it)
+	# (the wheel with the oldest minor's pyspark under this Python: test-second-tier-rest ran it)
 	$(PY) -m pytest $(SECOND_TIER_HEAVY) -q -p no:cacheprovider -m "full or slow" --durations=10 \
 	  $(foreach m,$(TIER1_MINORS),--deselect "tests/test_wheel.py::test_the_wheel_installs_and_works_outside_the_checkout[spark-$(m)]")
 
 test-heavy-versions:
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER2_MINORS)" SMOKE_MARKS=smoke
-	# the oldest minor: the rest of the core suite (make test ran its smoke subset) and its reference's tests
+	# the oldest minor: the rest of the core suite (test-second-tier-rest ran its smoke subset) and its reference's tests
 	$(MAKE) test-versions SMOKE_MINORS="$(TIER1_MINORS)" \
 	  SMOKE_MARKS="(not slow and not full and not server and not smoke) or (smoke and (full or reference))"
 

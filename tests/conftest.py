@@ -216,8 +216,8 @@ def pytest_configure(config):
         "markers", "smoke: the subset `make test-versions` runs on every other Spark minor (write, read with "
         "DVs, DELETE/MERGE, OPTIMIZE ZORDER, CHECKPOINT, VACUUM, the conformance corpus, the reference)")
     config.addinivalue_line(
-        "markers", "server: a smoke test that starts a Spark Connect server (a JVM of its own): `make test` runs "
-        "it on the default minor (the core suite), the second tier on the other minors that have a Connect plugin")
+        "markers", "server: a smoke test that starts a Spark Connect server (a JVM of its own): the second tier runs it "
+        "on the default minor and on the other minors that have a Connect plugin")
     config.addinivalue_line(
         "markers", "reference: a smoke test that runs the reference Delta Lake (a JVM of its own): `make test` "
         "runs it on the default minor only, the second tier on the others")

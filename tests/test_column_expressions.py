@@ -82,6 +82,7 @@ def test_wrong_arguments_raise_the_same_types_on_the_reference(tmp_path):
 
 @pytest.mark.smoke  # the Connect plugin's interfaces on every Spark minor (in make test: the oldest's)
 @pytest.mark.server
+@pytest.mark.full  # second tier: a Connect server's JVM and its 140 s
 @needs_spark_4("Spark Connect plugin in Silt's jar")
 def test_the_same_programs_over_spark_connect_change_the_same_rows(spark, tmp_path):
     """Classic and Connect runs of the programs above: over Connect, each Column travels as the Connect

@@ -97,6 +97,7 @@ def test_reads_are_refused_by_a_setting_that_changes_reads(spark, table, setting
     assert spark.read.format("silt").load(table).count() == 10
 
 
+@pytest.mark.full  # second tier: the reference's registry, read in a JVM of its own
 def test_every_key_delta_lake_registers_is_classified(spark):
     """The reference's own registry, read from its jar: each key honoured, no effect or not implemented. Against
     Delta Lake 4.4 also: no key of the registry is not Delta Lake's (but those only Delta Lake 3.3 has, for

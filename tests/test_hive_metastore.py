@@ -86,6 +86,7 @@ def statements_on(ext):
     ]
 
 
+@pytest.mark.full  # second tier: a metastore and a Hive-enabled session, 120 s
 def test_delta_tables_in_a_hive_metastore(tmp_path):
     ext = tmp_path / "external"
     statements = statements_on(ext)

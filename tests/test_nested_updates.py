@@ -50,6 +50,7 @@ def test_nested_fields_are_set_as_delta_lake_sets_them(spark, tmp_path, properti
         assert post == ["Row(x=10, y='a', z=Row(a=1, b=20))", "Row(x=10, y=None, z=Row(a=None, b=20))"]
 
 
+@pytest.mark.full  # second tier: a reference JVM's 50 s
 @pytest.mark.reference
 def test_the_reference_sets_the_same_rows(spark, tmp_path):
     from test_interop import run_reference
