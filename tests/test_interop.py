@@ -225,6 +225,7 @@ def test_duckdb_reads_silt(silt_table):
                          ids=[f"v{v}" for v in VERSIONS] + ["latest"])
 @pytest.mark.smoke
 @pytest.mark.reference
+@pytest.mark.full  # second tier: the reference's JVM
 def test_reference_reads_silt(reference, i, version):
     if reference["silt_error"] is not None:
         pytest.fail(f"Silt could not write the table: {reference['silt_error']}")
@@ -233,6 +234,7 @@ def test_reference_reads_silt(reference, i, version):
     assert_rows("reference delta", LATEST if version is None else version, res["columns"], res["rows"])
 
 
+@pytest.mark.full  # second tier: the reference's JVM
 def test_reference_history_of_silt(reference):
     if reference["silt_error"] is not None:
         pytest.fail(f"Silt could not write the table: {reference['silt_error']}")
@@ -251,6 +253,7 @@ def test_silt_reads_deltalake(spark, deltalake_table, version):
 
 @pytest.mark.smoke
 @pytest.mark.reference
+@pytest.mark.full  # second tier: the reference's JVM
 @pytest.mark.parametrize("version", VERSIONS + [None], ids=[f"v{v}" for v in VERSIONS] + ["latest"])
 def test_silt_reads_reference(spark, reference, version):
     assert reference["write"]["ok"], f"reference Delta could not write: {reference['write']['error']}"
