@@ -219,5 +219,5 @@ def pytest_configure(config):
         "markers", "server: a smoke test that starts a Spark Connect server (a JVM of its own): the second tier runs it "
         "on the default minor and on the other minors that have a Connect plugin")
     config.addinivalue_line(
-        "markers", "reference: a smoke test that runs the reference Delta Lake (a JVM of its own): `make test` "
-        "runs it on the default minor only, the second tier on the others")
+        "markers", "reference: a test that runs the reference Delta Lake (a JVM of its own): marked full too, so that "
+        "the second tier runs it (on the default minor, and the smoke ones on the others)")

@@ -80,7 +80,7 @@ def test_wrong_arguments_raise_the_same_types_on_the_reference(tmp_path):
         assert res["result"] == repr(error), call
 
 
-@pytest.mark.smoke  # the Connect plugin's interfaces on every Spark minor (in make test: the oldest's)
+@pytest.mark.smoke  # the Connect plugin's interfaces on every Spark 4 minor
 @pytest.mark.server
 @pytest.mark.full  # second tier: a Connect server's JVM and its 140 s
 @needs_spark_4("Spark Connect plugin in Silt's jar")

@@ -35,6 +35,7 @@ PROTOCOL_KEYS = {"delta.minReaderVersion", "delta.minWriterVersion"}
 
 
 @pytest.mark.reference
+@pytest.mark.full  # second tier: the reference's registry, read in a JVM of its own
 def test_the_registry_classes_every_property_the_reference_declares(spark):
     from reference_delta import DELTA_PACKAGE, call
     if DELTA_PACKAGE is None:

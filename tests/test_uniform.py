@@ -532,8 +532,8 @@ def test_a_uniform_table_the_reference_wrote_is_continued(spark, tmp_path):
     """The reference Delta Lake creates a UniForm table on a path (it writes no Iceberg metadata there: since
     delta-spark 4.2 only Unity Catalog tables get it) and writes to it, with REORG … UPGRADE UNIFORM on a second;
     Silt writes to both, Iceberg readers read Silt's metadata of all their rows, and the reference reads Silt's
-    commits. (The reference's Iceberg module, io.delta:delta-iceberg, which wrote metadata for metastore tables up
-    to Delta Lake 4.1, is not served by this machine's Maven mirror: maven-metadata.xml 404 on 2026-12-02.)"""
+    commits. (The reference's Iceberg module, io.delta:delta-iceberg, which converted tables outside Unity Catalog
+    before delta-spark 4.2, is not served by this machine's Maven mirror: maven-metadata.xml 404 on 2026-12-02.)"""
     from test_interop import run_reference
     made, upgraded = str(tmp_path / "made"), str(tmp_path / "upgraded")
     statements = [
