@@ -119,8 +119,7 @@ def parser():
     ap = argparse.ArgumentParser(prog="python -m bench uniform", description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=1000, help="files of the tables the commits go to")
     ap.add_argument("--rows", type=int, default=2_000_000, help="rows of those tables")
-    ap.add_argument("--reps", type=int, default=15, help="repetitions of the 1-row append")
-    ap.add_argument("--large-reps", type=int, default=9, help="repetitions of the 1 M-row append and of the MERGE")
+    ap.add_argument("--reps", type=int, default=15, help="repetitions of the 1-row append (5 of the others)")
     ap.add_argument("--commits", type=int, default=1000, help="1-row appends of the growth part")
     return ap
 
@@ -128,7 +127,7 @@ def parser():
 def main(argv):
     """Runs the uniform benchmark; writes results/uniform.json and returns the result."""
     args = parser().parse_args(argv)
-    reps = {"append of 1 row": args.reps, "append of 1 M rows": args.large_reps, "MERGE of 1,000 rows": args.large_reps}
+    reps = {"append of 1 row": args.reps, "append of 1 M rows": 5, "MERGE of 1,000 rows": 5}
 
     def measure(spark):
         return {"benchmark": "uniform", "files": args.files, "rows": args.rows,
