@@ -38,14 +38,18 @@ SMOKE_MINORS  := $(TIER1_MINORS)
 # running the reference Delta Lake (its round trip runs in the second tier on the default minor).
 SMOKE_MARKS   := smoke and not full and not reference
 
-.PHONY: build build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-python-beside test-second-tier test-second-tier-suite test-second-tier-rest test-heavy test-heavy-suite test-heavy-versions test-delta-defaults demo docs bench reliability fuzz clean
+.PHONY: build build-second-tier build-all venv jar jars publish-local jvm-example dist test test-full test-scala test-python test-versions test-wheel test-beside-python test-python-beside test-second-tier test-second-tier-suite test-second-tier-rest test-heavy test-heavy-suite test-heavy-versions test-delta-defaults demo docs bench reliability fuzz clean
 
 # What `make test` needs: the default minor's jar and environment. sbt runs one build at a time (the jars
 # below are chained); the environments are installed meanwhile (`make -j2 build-all`).
 build: venv $(call jar_of,$(DEFAULT_MINOR))
-# Every minor's jar and environment, the Spark Connect client's and dbt's: the second tier (the wheel bundles
-# every jar; each minor's smoke tests).
-build-all: build jars $(OTHER_VENVS) $(VENVS)/connect-client/.installed $(VENVS)/dbt/.installed jvm-example
+# What the second tier needs beside `build`: the oldest minor's jar and environment (its smoke subset and wheel), the
+# Spark 4.0 environment (where Iceberg's runtime reads UniForm tables) and the Spark Connect client's.
+build-second-tier: build $(call jar_of,$(TIER1_MINORS)) $(VENVS)/spark-$(TIER1_MINORS)/.installed \
+                   $(VENVS)/spark-4.0/.installed $(VENVS)/connect-client/.installed
+# Every minor's jar and environment and dbt's: the heavy part's (the wheel bundles every jar; each minor's smoke
+# tests; the JVM job; the dbt projects).
+build-all: build-second-tier jars $(OTHER_VENVS) $(VENVS)/dbt/.installed jvm-example
 
 # The Python environment, in two steps: what the demo needs (the silt package, editable so that it
 # sees the jars built below, its pyspark and matplotlib), then the test and interop dependencies.
@@ -237,7 +241,7 @@ SECOND_TIER_HEAVY  := tests/reliability tests/test_s3_faults.py tests/test_wheel
                       tests/test_interop_clustering.py tests/test_interop_conflicts.py tests/test_interop_streaming.py \
                       tests/test_local_cluster.py tests/test_jvm_api.py tests/test_fresh_clone.py \
                       tests/test_bench_lakehouse.py tests/test_dbt.py
-test-second-tier: build-all dist docs
+test-second-tier: build-second-tier docs
 	$(MAKE) -j2 --output-sync=line test-second-tier-suite test-second-tier-rest
 
 test-second-tier-suite:

@@ -17,14 +17,6 @@ def test_the_installed_pysparks_jar_is_bundled_and_picked():
     assert jar_name(minor).endswith("_2.12" if minor == "3.5" else "_2.13")
 
 
-@pytest.mark.full  # every minor's jar is built for the second tier (make test builds those it runs)
-@pytest.mark.parametrize("version,minor,scala", [("3.5.9", "3.5", "2.12"), ("4.0.5", "4.0", "2.13"), ("4.1.4", "4.1", "2.13"),
-                                                ("4.2.1", "4.2", "2.13"), ("4.3.0", "4.3", "2.13")])
-def test_each_supported_minor_has_its_jar(version, minor, scala):
-    assert minor in SPARK_MINORS
-    assert silt.jar_path(version).name.startswith(f"silt-spark_{minor}_{scala}-")
-
-
 @pytest.mark.parametrize("version", ["3.4.4", "4.4.0", "5.0.0"])
 def test_an_unsupported_spark_is_refused_by_name(version):
     with pytest.raises(silt.UnsupportedSparkVersionException) as info:

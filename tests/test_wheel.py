@@ -3,8 +3,9 @@ that has only pip, with the default minor's pyspark and with pyspark 3.5 (its Sc
 and 3.12 too where this machine has them), run
 from a folder outside the checkout, so that nothing of the repository is on the path. It writes a
 table, DELETEs with deletion vectors, runs OPTIMIZE ZORDER BY, reads, the `silt` entry point answers
---help, and the reference Delta Lake reads the table. Second tier (`make test-full`, which builds the wheel
-with every minor's jar); `make test` runs the pyspark 3.5 case on a wheel of the jars it built (SILT_WHEEL_DIR)."""
+--help, and the reference Delta Lake reads the table; every minor's jar is in the wheel. The second tier's
+heavy part (`make test-heavy`, which builds the wheel with every minor's jar); the second tier runs the pyspark 3.5
+case on a wheel of the jars it built (SILT_WHEEL_DIR)."""
 import glob
 import json
 import os
@@ -13,10 +14,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 
 import pytest
 
+import silt
 from conftest import REPO_ROOT
+from silt.session import SPARK_MINORS
 from test_interop import run_reference
 
 pytestmark = pytest.mark.full
@@ -51,6 +55,16 @@ PROGRAM = textwrap.dedent("""
                                   "first_version": spark.read.format("silt").option("versionAsOf", 1).load(path).count()}))
     spark.stop()
 """)
+
+
+@pytest.mark.parametrize("version,minor,scala", [("3.5.9", "3.5", "2.12"), ("4.0.5", "4.0", "2.13"), ("4.1.4", "4.1", "2.13"),
+                                                ("4.2.1", "4.2", "2.13"), ("4.3.0", "4.3", "2.13")])
+def test_each_supported_minor_has_its_jar_in_the_package_and_the_wheel(version, minor, scala):
+    assert minor in SPARK_MINORS
+    jar = silt.jar_path(version).name
+    assert jar.startswith(f"silt-spark_{minor}_{scala}-")
+    [wheel] = glob.glob(str(REPO_ROOT / "dist" / "silt-*-py3-none-any.whl"))
+    assert f"silt/jars/{jar}" in zipfile.ZipFile(wheel).namelist()
 
 
 def _python(version):
