@@ -1,5 +1,5 @@
 """Silt installed beside pyspark-client (without pyspark): the Python layer, over Spark Connect,
-against a server with Silt. The client runs in .venvs/connect-client (made by `make build`)."""
+against a server with Silt. The client runs in .venvs/connect-client (made by `make build-second-tier`)."""
 import json
 import os
 import socket
@@ -25,7 +25,7 @@ def free_port():
 def test_silt_with_pyspark_client_only():
     pytest.importorskip("grpc")
     if not CLIENT.exists():
-        pytest.skip("no .venvs/connect-client (made by `make build`)")
+        pytest.skip("no .venvs/connect-client (made by `make build-second-tier`)")
     check = subprocess.run([str(CLIENT), "-c", "import importlib.metadata as m, silt\n"
                             "names = {d.metadata['Name'].lower() for d in m.distributions()}\n"
                             "print('pyspark' in names, 'pyspark-client' in names)"],

@@ -12,7 +12,7 @@ import pytest
 from conftest import CANON_PY, INTEROP_DIR, REPO_ROOT, python_env
 from test_uniform import UNIFORM, converted_before_returning, iceberg_table, silt_rows  # noqa: F401 - a fixture
 
-pytestmark = pytest.mark.full  # second tier: the Spark 4.0 environment comes with make build-all
+pytestmark = pytest.mark.full  # second tier: the Spark 4.0 environment comes with make build-second-tier
 
 SPARK_40 = REPO_ROOT / ".venvs" / "spark-4.0" / "bin" / "python"
 STEPS = [
@@ -34,7 +34,7 @@ STEPS = [
 
 def read_with_iceberg_spark(requests, warehouse, metastore=None):
     if not SPARK_40.exists():
-        pytest.fail(f"{SPARK_40} is missing: make build-all makes it")
+        pytest.fail(f"{SPARK_40} is missing: make build-second-tier makes it")
     env = python_env()
     env["PYTHONPATH"] = os.pathsep.join([str(CANON_PY.parent), env["PYTHONPATH"]])
     env["PYSPARK_PYTHON"] = str(SPARK_40)
