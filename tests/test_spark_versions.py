@@ -4,7 +4,7 @@ import pyspark
 import pytest
 
 import silt
-from silt.session import SPARK_MINORS, jar_name, spark_minor
+from silt.session import jar_name, spark_minor
 
 pytestmark = pytest.mark.smoke
 
