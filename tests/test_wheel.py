@@ -63,8 +63,14 @@ def test_each_supported_minor_has_its_jar_in_the_package_and_the_wheel(version, 
     assert minor in SPARK_MINORS
     jar = silt.jar_path(version).name
     assert jar.startswith(f"silt-spark_{minor}_{scala}-")
-    [wheel] = glob.glob(str(REPO_ROOT / "dist" / "silt-*-py3-none-any.whl"))
-    assert f"silt/jars/{jar}" in zipfile.ZipFile(wheel).namelist()
+    assert f"silt/jars/{jar}" in zipfile.ZipFile(_the_wheel(str(REPO_ROOT / "dist"))).namelist()
+
+
+def _the_wheel(folder):
+    """The one wheel `make dist` (or the second tier's test-wheel) left in `folder`."""
+    wheels = glob.glob(os.path.join(folder, "silt-*-py3-none-any.whl"))
+    assert len(wheels) == 1, f"expected one wheel in {folder} (run `make dist`), found {wheels}"
+    return wheels[0]
 
 
 def _python(version):
@@ -83,9 +89,7 @@ def _python(version):
     (None, None), (_pyspark_of("3.5"), None), (_pyspark_of("3.5"), "3.10"), (_pyspark_of("3.5"), "3.12"),
 ], ids=["default-minor", "spark-3.5", "spark-3.5-python-3.10", "spark-3.5-python-3.12"])
 def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_release, python_version):
-    folder = os.environ.get("SILT_WHEEL_DIR", str(REPO_ROOT / "dist"))
-    wheels = glob.glob(os.path.join(folder, "silt-*-py3-none-any.whl"))
-    assert len(wheels) == 1, f"expected one wheel in {folder} (run `make dist`), found {wheels}"
+    wheel = _the_wheel(os.environ.get("SILT_WHEEL_DIR", str(REPO_ROOT / "dist")))
     interpreter = _python(python_version)
     if interpreter is None:
         pytest.skip(f"no Python {python_version} on this machine (on PATH as python{python_version}, or by pyenv)")
@@ -97,7 +101,7 @@ def test_the_wheel_installs_and_works_outside_the_checkout(tmp_path, pyspark_rel
     # The default minor's pyspark (so that pip does not pick a newer one than the one Silt is tested on), or 3.5's.
     import pyspark
     release = pyspark_release or pyspark.__version__
-    subprocess.run([str(pip), "install", "-q", wheels[0], f"pyspark=={release}"], check=True, timeout=1200)
+    subprocess.run([str(pip), "install", "-q", wheel, f"pyspark=={release}"], check=True, timeout=1200)
 
     work = tmp_path / "elsewhere"
     work.mkdir()
